@@ -1,0 +1,300 @@
+//! The content-addressed cache: kernels, images, source trees.
+//!
+//! An entry is a directory `<root>/<kind>/<key>/` that appears by rename
+//! only once complete, so an interrupted build (Ctrl-C, full disk, crash)
+//! leaves no half-written entry, only a temp directory that the next
+//! writer of that kind removes. A per-key file lock keeps two processes
+//! from building the same entry at once.
+
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+use std::fs::{self, File};
+use std::path::{Path, PathBuf};
+
+/// A cache key: the blake3 of every input that shapes the entry.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
+pub struct Key(pub String);
+
+impl Key {
+    /// The first 16 hex digits, enough to name an entry to a person.
+    pub fn short(&self) -> &str {
+        &self.0[..16.min(self.0.len())]
+    }
+}
+
+impl std::fmt::Display for Key {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Builds a key from named fields. The names are hashed too, so two
+/// different inputs cannot collide by shifting bytes between fields.
+pub struct KeyBuilder(blake3::Hasher);
+
+impl KeyBuilder {
+    pub fn new(kind: &str) -> Self {
+        let mut h = blake3::Hasher::new();
+        h.update(b"lab-cache-v1\0");
+        h.update(kind.as_bytes());
+        KeyBuilder(h)
+    }
+
+    pub fn field(mut self, name: &str, value: impl AsRef<[u8]>) -> Self {
+        let v = value.as_ref();
+        self.0.update(name.as_bytes());
+        self.0.update(&(v.len() as u64).to_le_bytes());
+        self.0.update(v);
+        self
+    }
+
+    pub fn finish(self) -> Key {
+        Key(self.0.finalize().to_hex().to_string())
+    }
+}
+
+/// What is recorded beside each entry, for `lab cache ls`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct EntryInfo {
+    pub kind: String,
+    pub key: Key,
+    pub created: String,
+    /// One line a person can read: "x86_64 hz=100 after", "image arm64".
+    pub label: String,
+    #[serde(default)]
+    pub bytes: u64,
+}
+
+pub const ENTRY_INFO: &str = "entry.json";
+
+#[derive(Clone, Debug)]
+pub struct Cache {
+    root: PathBuf,
+}
+
+impl Cache {
+    /// `$LAB_CACHE`, else `$XDG_CACHE_HOME/lab`, else `~/.cache/lab`.
+    pub fn open_default() -> Result<Cache> {
+        let root = if let Some(p) = std::env::var_os("LAB_CACHE") {
+            PathBuf::from(p)
+        } else if let Some(p) = std::env::var_os("XDG_CACHE_HOME") {
+            PathBuf::from(p).join("lab")
+        } else {
+            let home = std::env::var_os("HOME").context("neither LAB_CACHE nor HOME is set")?;
+            PathBuf::from(home).join(".cache/lab")
+        };
+        Cache::at(root)
+    }
+
+    pub fn at(root: impl Into<PathBuf>) -> Result<Cache> {
+        let root = root.into();
+        fs::create_dir_all(&root)
+            .with_context(|| format!("creating the cache at {}", root.display()))?;
+        let root = root.canonicalize()?;
+        Ok(Cache { root })
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    pub fn entry_path(&self, kind: &str, key: &Key) -> PathBuf {
+        self.root.join(kind).join(&key.0)
+    }
+
+    /// A finished entry, if the cache has it.
+    pub fn get(&self, kind: &str, key: &Key) -> Option<PathBuf> {
+        let p = self.entry_path(kind, key);
+        p.join(ENTRY_INFO).is_file().then_some(p)
+    }
+
+    /// A lock file under `<root>/locks/`, held until the guard drops.
+    pub fn lock(&self, name: &str) -> Result<Lock> {
+        let dir = self.root.join("locks");
+        fs::create_dir_all(&dir)?;
+        let path = dir.join(format!("{name}.lock"));
+        let file = File::create(&path).with_context(|| format!("creating {}", path.display()))?;
+        let flock = nix::fcntl::Flock::lock(file, nix::fcntl::FlockArg::LockExclusive)
+            .map_err(|(_, e)| e)
+            .with_context(|| format!("locking {}", path.display()))?;
+        Ok(Lock { _flock: flock })
+    }
+
+    /// Get the entry, or make it: `make` fills a fresh temp directory,
+    /// which is renamed into place only when `make` succeeds. Returns
+    /// the entry's path and whether it was already there.
+    pub fn get_or_make<F>(
+        &self,
+        kind: &str,
+        key: &Key,
+        label: &str,
+        make: F,
+    ) -> Result<(PathBuf, bool)>
+    where
+        F: FnOnce(&Path) -> Result<()>,
+    {
+        if let Some(p) = self.get(kind, key) {
+            return Ok((p, true));
+        }
+        let _lock = self.lock(&format!("{kind}-{}", key.short()))?;
+        // Someone else may have made it while we waited for the lock.
+        if let Some(p) = self.get(kind, key) {
+            return Ok((p, true));
+        }
+        let tmp = self.fresh_temp(kind, key)?;
+        let result = make(&tmp);
+        if let Err(e) = result {
+            let _ = fs::remove_dir_all(&tmp);
+            return Err(e);
+        }
+        self.commit(kind, key, label, &tmp).map(|p| (p, false))
+    }
+
+    /// Move a finished temp directory into place as an entry.
+    fn commit(&self, kind: &str, key: &Key, label: &str, tmp: &Path) -> Result<PathBuf> {
+        let info = EntryInfo {
+            kind: kind.to_string(),
+            key: key.clone(),
+            created: crate::util::now_rfc3339(),
+            label: label.to_string(),
+            bytes: crate::util::dir_size(tmp),
+        };
+        crate::util::atomic_write_json(&tmp.join(ENTRY_INFO), &info)?;
+        let dest = self.entry_path(kind, key);
+        if dest.exists() {
+            // A stale entry without entry.json (from an old crash) is garbage.
+            fs::remove_dir_all(&dest)?;
+        }
+        fs::rename(tmp, &dest)
+            .with_context(|| format!("moving {} to {}", tmp.display(), dest.display()))?;
+        Ok(dest)
+    }
+
+    /// A new temp directory for `kind`, after clearing temp directories
+    /// left by processes that no longer run.
+    fn fresh_temp(&self, kind: &str, key: &Key) -> Result<PathBuf> {
+        let tmp_root = self.root.join(kind).join(".tmp");
+        fs::create_dir_all(&tmp_root)
+            .with_context(|| format!("creating {}", tmp_root.display()))?;
+        remove_stale_temps(&tmp_root);
+        let p = tmp_root.join(format!("{}.{}", key.short(), std::process::id()));
+        if p.exists() {
+            fs::remove_dir_all(&p)?;
+        }
+        fs::create_dir(&p).with_context(|| format!("creating {}", p.display()))?;
+        Ok(p)
+    }
+
+    /// Every finished entry, of every kind.
+    pub fn list(&self) -> Result<Vec<(PathBuf, EntryInfo)>> {
+        let mut out = Vec::new();
+        for kind in fs::read_dir(&self.root)?.flatten() {
+            let name = kind.file_name();
+            if name == "locks" || !kind.path().is_dir() {
+                continue;
+            }
+            for e in fs::read_dir(kind.path())?.flatten() {
+                let info_path = e.path().join(ENTRY_INFO);
+                if let Ok(info) = crate::util::read_json::<EntryInfo>(&info_path) {
+                    out.push((e.path(), info));
+                }
+            }
+        }
+        out.sort_by(|a, b| a.1.created.cmp(&b.1.created));
+        Ok(out)
+    }
+
+    /// Remove one entry: first rename it out of sight so a reader never
+    /// sees it half-deleted.
+    pub fn remove(&self, path: &Path) -> Result<()> {
+        let trash = path.with_extension(format!("trash.{}", std::process::id()));
+        fs::rename(path, &trash)?;
+        fs::remove_dir_all(&trash)?;
+        Ok(())
+    }
+}
+
+/// Temp directories are named `<key>.<pid>`; one whose pid is gone is
+/// what a killed build left behind.
+fn remove_stale_temps(tmp_root: &Path) {
+    let Ok(rd) = fs::read_dir(tmp_root) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let pid = name.rsplit('.').next().and_then(|p| p.parse::<i32>().ok());
+        let alive = pid.is_some_and(|p| Path::new(&format!("/proc/{p}")).exists());
+        if !alive {
+            let _ = fs::remove_dir_all(e.path());
+        }
+    }
+}
+
+pub struct Lock {
+    _flock: nix::fcntl::Flock<File>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn key_depends_on_every_field_and_its_name() {
+        let a = KeyBuilder::new("k")
+            .field("x", "1")
+            .field("y", "2")
+            .finish();
+        let b = KeyBuilder::new("k")
+            .field("x", "1")
+            .field("y", "3")
+            .finish();
+        let c = KeyBuilder::new("k")
+            .field("x", "12")
+            .field("y", "")
+            .finish();
+        let d = KeyBuilder::new("k")
+            .field("x", "1")
+            .field("y", "2")
+            .finish();
+        assert_ne!(a, b);
+        assert_ne!(a, c);
+        assert_eq!(a, d);
+        assert_eq!(a.0.len(), 64);
+    }
+
+    #[test]
+    fn failed_make_leaves_no_entry_and_success_is_a_hit_next_time() {
+        let d = tempfile::tempdir().unwrap();
+        let cache = Cache::at(d.path()).unwrap();
+        let key = KeyBuilder::new("t").field("a", "b").finish();
+        let err = cache.get_or_make("t", &key, "x", |dir| {
+            fs::write(dir.join("half"), "written")?;
+            anyhow::bail!("interrupted")
+        });
+        assert!(err.is_err());
+        assert!(cache.get("t", &key).is_none());
+        assert_eq!(fs::read_dir(d.path().join("t/.tmp")).unwrap().count(), 0);
+
+        let (p, hit) = cache
+            .get_or_make("t", &key, "x", |dir| Ok(fs::write(dir.join("out"), "ok")?))
+            .unwrap();
+        assert!(!hit);
+        assert_eq!(fs::read_to_string(p.join("out")).unwrap(), "ok");
+        let (_, hit) = cache
+            .get_or_make("t", &key, "x", |_| anyhow::bail!("must not run"))
+            .unwrap();
+        assert!(hit);
+        assert_eq!(cache.list().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn stale_temp_from_a_dead_process_is_removed() {
+        let d = tempfile::tempdir().unwrap();
+        let cache = Cache::at(d.path()).unwrap();
+        let stale = d.path().join("t/.tmp/abcd.999999999");
+        fs::create_dir_all(&stale).unwrap();
+        let key = KeyBuilder::new("t").finish();
+        cache.get_or_make("t", &key, "x", |_| Ok(())).unwrap();
+        assert!(!stale.exists());
+    }
+}

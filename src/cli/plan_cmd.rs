@@ -1,0 +1,62 @@
+//! `lab plan`: what a matrix will build, boot and measure.
+
+use super::MatrixArgs;
+use anyhow::{Result, bail};
+use comfy_table::{Table, presets::ASCII_MARKDOWN};
+
+pub fn plan(m: &MatrixArgs, format: &str, shards: Option<usize>) -> Result<i32> {
+    let (matrix, plan) = super::load_plan(m)?;
+    if shards.is_some() && format != "github-matrix" && format != "json" {
+        bail!("--shards goes with --format github-matrix or json");
+    }
+    match format {
+        "json" => println!("{}", serde_json::to_string_pretty(&plan)?),
+        "text" => print_text(&matrix, &plan),
+        other => bail!("--format {other}: use text or json"),
+    }
+    Ok(0)
+}
+
+fn print_text(matrix: &crate::matrix::Matrix, plan: &crate::matrix::Plan) {
+    println!("matrix {} ({})", matrix.name, matrix.path.display());
+    println!();
+    println!("{} kernels:", plan.kernels.len());
+    let mut t = Table::new();
+    t.load_style(ASCII_MARKDOWN).set_header([
+        "kernel",
+        "arch",
+        "variant",
+        "fragments",
+        "built from",
+    ]);
+    for k in &plan.kernels {
+        t.add_row([
+            k.id.clone(),
+            k.arch.to_string(),
+            k.variant.clone(),
+            k.fragments
+                .iter()
+                .map(|f| f.name.as_str())
+                .collect::<Vec<_>>()
+                .join(" "),
+            k.base_kernel.clone().unwrap_or_else(|| "-".into()),
+        ]);
+    }
+    println!("{t}\n");
+    println!(
+        "{} boots, {} repetition(s) each:",
+        plan.boots.len(),
+        plan.repetitions
+    );
+    for b in &plan.boots {
+        println!(
+            "  {}  cpus={} mem={}M {}",
+            b.id, b.cpus, b.memory, b.cmdline
+        );
+    }
+    println!();
+    println!("{} cells:", plan.cells.len());
+    for c in &plan.cells {
+        println!("  {}", c.id);
+    }
+}

@@ -1,0 +1,3 @@
+//! Kernels: source trees, patches, kconfig merge and verify, builds, cache.
+
+pub mod patch;

@@ -1,0 +1,19 @@
+//! lab: reproduce block-layer and device-mapper patch claims.
+//!
+//! The modules follow the pipeline, left to right:
+//! `matrix` → `kernel` → `image` → `vm` → `guest` → `bench` → `results` → `report`.
+//! Planning (`matrix`) is pure; everything with side effects sits further right.
+
+pub mod bench;
+pub mod cache;
+pub mod cli;
+pub mod events;
+pub mod guest;
+pub mod host;
+pub mod image;
+pub mod kernel;
+pub mod matrix;
+pub mod report;
+pub mod results;
+pub mod util;
+pub mod vm;

@@ -1,0 +1,347 @@
+//! Expansion: a matrix becomes kernels, boots and cells, each with a
+//! stable id, and a schedule saying in which order boots happen.
+//!
+//! Ids are made of axis values, never of positions, so adding a value to
+//! an axis leaves every existing id (and its stored results) alone.
+
+use super::template::{Vars, render};
+use super::{Arch, Axis, Fragment, Matrix, Scalar, SetupStep, Workload};
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Axis name → value, in axis order.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(from = "BTreeMap<String, Scalar>")]
+pub struct AxisValues(pub Vec<(String, Scalar)>);
+
+impl AxisValues {
+    pub fn get(&self, name: &str) -> Option<&Scalar> {
+        self.0.iter().find(|(n, _)| n == name).map(|(_, v)| v)
+    }
+
+    pub fn vars(&self) -> Vars {
+        self.0
+            .iter()
+            .map(|(n, v)| (n.clone(), v.to_json()))
+            .collect()
+    }
+
+    fn with(&self, name: &str, v: Scalar) -> AxisValues {
+        let mut c = self.clone();
+        c.0.push((name.to_string(), v));
+        c
+    }
+
+    /// `delay=1,rw=read`
+    pub fn label(&self) -> String {
+        self.0
+            .iter()
+            .map(|(n, v)| format!("{n}={v}"))
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+}
+
+impl From<BTreeMap<String, Scalar>> for AxisValues {
+    fn from(m: BTreeMap<String, Scalar>) -> Self {
+        AxisValues(m.into_iter().collect())
+    }
+}
+
+impl Serialize for AxisValues {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            m.serialize_entry(k, v)?;
+        }
+        m.end()
+    }
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct KernelSpec {
+    /// e.g. `x86_64-hz100-after`
+    pub id: String,
+    pub arch: Arch,
+    pub variant: String,
+    /// Kernel axes, `arch` first.
+    pub axes: AxisValues,
+    /// In merge order: common, the arch's own, then each axis's.
+    pub fragments: Vec<Fragment>,
+    /// The kernel whose build tree this one starts from: same config,
+    /// and a patch series this one extends. Only its touched files rebuild.
+    pub base_kernel: Option<String>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct BootSpec {
+    /// The kernel id, plus `@name=value,…` for boot axes.
+    pub id: String,
+    pub kernel: String,
+    pub arch: Arch,
+    pub variant: String,
+    /// Kernel and boot axes.
+    pub axes: AxisValues,
+    pub cpus: u32,
+    pub memory: u32,
+    /// Extra kernel command line, rendered.
+    pub cmdline: String,
+    /// null_blk module parameters, rendered.
+    pub null_blk: BTreeMap<String, String>,
+    pub nvme: Vec<super::schema::NvmeDef>,
+    pub ready_timeout: Option<u64>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct CellSpec {
+    /// The boot id, plus `:name=value,…` for run axes.
+    pub id: String,
+    pub boot: String,
+    pub kernel: String,
+    pub arch: Arch,
+    pub variant: String,
+    /// Every axis: kernel, boot and run, plus `variant`.
+    pub axes: AxisValues,
+    pub run_axes: AxisValues,
+    /// Setup and workload with every template rendered.
+    pub setup: Vec<SetupStep>,
+    pub workload: Option<Workload>,
+}
+
+/// One boot in the order the run performs them.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct ScheduledBoot {
+    pub boot: String,
+    /// Repetition, from 1.
+    pub rep: u32,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Plan {
+    pub matrix: String,
+    pub kernels: Vec<KernelSpec>,
+    pub boots: Vec<BootSpec>,
+    pub cells: Vec<CellSpec>,
+    pub repetitions: u32,
+    pub schedule: Vec<ScheduledBoot>,
+}
+
+impl Plan {
+    pub fn kernel(&self, id: &str) -> Option<&KernelSpec> {
+        self.kernels.iter().find(|k| k.id == id)
+    }
+    pub fn boot(&self, id: &str) -> Option<&BootSpec> {
+        self.boots.iter().find(|b| b.id == id)
+    }
+    pub fn cells_of_boot<'a>(&'a self, boot: &'a str) -> impl Iterator<Item = &'a CellSpec> + 'a {
+        self.cells.iter().filter(move |c| c.boot == boot)
+    }
+}
+
+/// The cartesian product of axes, first axis slowest.
+fn product(axes: &[Axis], start: AxisValues) -> Vec<(AxisValues, Vec<Fragment>)> {
+    let mut acc = vec![(start, Vec::new())];
+    for axis in axes {
+        let mut next = Vec::new();
+        for (vals, frags) in &acc {
+            for v in &axis.values {
+                let mut f = frags.clone();
+                f.extend(v.fragments.iter().cloned());
+                next.push((vals.with(&axis.name, v.value.clone()), f));
+            }
+        }
+        acc = next;
+    }
+    acc
+}
+
+fn id_part(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+pub(super) fn expand(m: &Matrix) -> Result<Plan> {
+    let mut kernels = Vec::new();
+    for &arch in &m.arches {
+        let arch_frag =
+            super::fragments::resolve(arch.name(), &super::fragments::search_dirs(&m.path));
+        let start = AxisValues(vec![("arch".into(), Scalar::Str(arch.name().into()))]);
+        for (axes, axis_frags) in product(&m.kernel_axes, start) {
+            let mut fragments = m.fragments.clone();
+            fragments.extend(arch_frag.clone());
+            fragments.extend(axis_frags);
+            let stem: Vec<String> = std::iter::once(arch.name().to_string())
+                .chain(
+                    axes.0
+                        .iter()
+                        .skip(1)
+                        .map(|(n, v)| id_part(&format!("{n}{v}"))),
+                )
+                .collect();
+            for (vi, v) in m.variants.iter().enumerate() {
+                // The longest earlier variant whose patches this one extends.
+                let base = m.variants[..vi]
+                    .iter()
+                    .filter(|b| {
+                        b.patches.len() < v.patches.len() && v.patches.starts_with(&b.patches)
+                    })
+                    .max_by_key(|b| b.patches.len())
+                    .map(|b| format!("{}-{}", stem.join("-"), b.name));
+                kernels.push(KernelSpec {
+                    id: format!("{}-{}", stem.join("-"), v.name),
+                    arch,
+                    variant: v.name.clone(),
+                    axes: axes.clone(),
+                    fragments: fragments.clone(),
+                    base_kernel: base,
+                });
+            }
+        }
+    }
+
+    let mut boots = Vec::new();
+    for k in &kernels {
+        for (axes, _) in product(&m.boot_axes, k.axes.clone()) {
+            let boot_part = AxisValues(axes.0[k.axes.0.len()..].to_vec());
+            let id = if boot_part.0.is_empty() {
+                k.id.clone()
+            } else {
+                format!("{}@{}", k.id, boot_part.label())
+            };
+            let vars = axes.with("variant", Scalar::Str(k.variant.clone())).vars();
+            let r = |s: &str, what: &str| {
+                render(s, &vars).with_context(|| format!("{}: boot {id}: {what}", m.path.display()))
+            };
+            let mut null_blk = BTreeMap::new();
+            if let Some(nb) = &m.boot.null_blk {
+                let json = serde_json::to_value(nb)?;
+                for (k, v) in json.as_object().into_iter().flatten() {
+                    if v.is_null() {
+                        continue;
+                    }
+                    let s = match v {
+                        serde_json::Value::String(s) => s.clone(),
+                        other => other.to_string(),
+                    };
+                    null_blk.insert(k.clone(), r(&s, &format!("boot.null_blk.{k}"))?);
+                }
+            }
+            let nvme = m
+                .boot
+                .nvme
+                .iter()
+                .map(|n| render_value(n, &vars))
+                .collect::<Result<Vec<_>>>()
+                .with_context(|| format!("{}: boot {id}: boot.nvme", m.path.display()))?;
+            boots.push(BootSpec {
+                id: id.clone(),
+                kernel: k.id.clone(),
+                arch: k.arch,
+                variant: k.variant.clone(),
+                axes,
+                cpus: m.boot.cpus.unwrap_or(1),
+                memory: m.boot.memory.unwrap_or(1024),
+                cmdline: r(&m.boot.cmdline, "boot.cmdline")?,
+                null_blk,
+                nvme,
+                ready_timeout: m.boot.ready_timeout,
+            });
+        }
+    }
+
+    let mut cells = Vec::new();
+    for b in &boots {
+        let with_variant = b.axes.with("variant", Scalar::Str(b.variant.clone()));
+        for (axes, _) in product(&m.run_axes, with_variant) {
+            let run_axes = AxisValues(axes.0[b.axes.0.len() + 1..].to_vec());
+            let id = if run_axes.0.is_empty() {
+                b.id.clone()
+            } else {
+                format!("{}:{}", b.id, run_axes.label())
+            };
+            let vars = axes.vars();
+            let ctx = || format!("{}: cell {id}", m.path.display());
+            let setup = m
+                .setup
+                .iter()
+                .map(|s| render_value(s, &vars))
+                .collect::<Result<Vec<_>>>()
+                .with_context(ctx)?;
+            let workload = m
+                .workload
+                .as_ref()
+                .map(|w| render_value(w, &vars))
+                .transpose()
+                .with_context(ctx)?;
+            cells.push(CellSpec {
+                id,
+                boot: b.id.clone(),
+                kernel: b.kernel.clone(),
+                arch: b.arch,
+                variant: b.variant.clone(),
+                axes,
+                run_axes,
+                setup,
+                workload,
+            });
+        }
+    }
+
+    let schedule = schedule(&boots, m.repetitions, m.interleave);
+    Ok(Plan {
+        matrix: m.name.clone(),
+        kernels,
+        boots,
+        cells,
+        repetitions: m.repetitions,
+        schedule,
+    })
+}
+
+/// Interleaved: every boot once per repetition block (A B A B), so drift
+/// over time hits every variant alike. Otherwise each boot's repetitions
+/// run back to back (A A B B), which reuses a warm host cache.
+pub fn schedule(boots: &[BootSpec], reps: u32, interleave: bool) -> Vec<ScheduledBoot> {
+    let mut out = Vec::new();
+    if interleave {
+        for rep in 1..=reps {
+            out.extend(boots.iter().map(|b| ScheduledBoot {
+                boot: b.id.clone(),
+                rep,
+            }));
+        }
+    } else {
+        for b in boots {
+            out.extend((1..=reps).map(|rep| ScheduledBoot {
+                boot: b.id.clone(),
+                rep,
+            }));
+        }
+    }
+    out
+}
+
+/// Render every string inside a value as a template.
+fn render_value<T: Serialize + serde::de::DeserializeOwned>(v: &T, vars: &Vars) -> Result<T> {
+    fn walk(v: &mut serde_json::Value, vars: &Vars) -> Result<()> {
+        match v {
+            serde_json::Value::String(s) => *s = render(s, vars)?,
+            serde_json::Value::Array(a) => a.iter_mut().try_for_each(|x| walk(x, vars))?,
+            serde_json::Value::Object(o) => o.values_mut().try_for_each(|x| walk(x, vars))?,
+            _ => {}
+        }
+        Ok(())
+    }
+    let mut j = serde_json::to_value(v)?;
+    walk(&mut j, vars)?;
+    Ok(serde_json::from_value(j)?)
+}

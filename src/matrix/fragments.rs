@@ -1,0 +1,65 @@
+//! kconfig fragments: found next to the matrix, or built into lab.
+//!
+//! Built-in copies of `kconfigs/` let the binary run a matrix from any
+//! directory; a file beside the matrix always wins, so a user can change
+//! a fragment without rebuilding lab.
+
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+pub const BUILTIN: &[(&str, &str)] = &[
+    ("base", include_str!("../../kconfigs/base.config")),
+    ("hz100", include_str!("../../kconfigs/hz100.config")),
+    ("hz250", include_str!("../../kconfigs/hz250.config")),
+    ("hz1000", include_str!("../../kconfigs/hz1000.config")),
+    ("x86_64", include_str!("../../kconfigs/x86_64.config")),
+    ("arm64", include_str!("../../kconfigs/arm64.config")),
+];
+
+/// A fragment as resolved: its name, where it came from, and its text.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Fragment {
+    pub name: String,
+    /// A file path, or `built-in:<name>`.
+    pub origin: String,
+    #[serde(skip)]
+    pub text: String,
+}
+
+/// Where fragment files are looked for, in order.
+pub fn search_dirs(matrix_path: &Path) -> Vec<PathBuf> {
+    let dir = matrix_path.parent().unwrap_or(Path::new("."));
+    vec![dir.join("kconfigs"), dir.join("../kconfigs")]
+}
+
+/// Resolve a fragment name (or a path ending in `.config`).
+pub fn resolve(name: &str, dirs: &[PathBuf]) -> Option<Fragment> {
+    let candidates: Vec<PathBuf> = if name.ends_with(".config") || name.contains('/') {
+        dirs.iter()
+            .map(|d| d.join("..").join(name))
+            .chain([PathBuf::from(name)])
+            .collect()
+    } else {
+        dirs.iter()
+            .map(|d| d.join(format!("{name}.config")))
+            .collect()
+    };
+    for c in candidates {
+        if let Ok(text) = std::fs::read_to_string(&c) {
+            let origin = c.canonicalize().unwrap_or(c).display().to_string();
+            return Some(Fragment {
+                name: name.to_string(),
+                origin,
+                text,
+            });
+        }
+    }
+    BUILTIN
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(n, t)| Fragment {
+            name: n.to_string(),
+            origin: format!("built-in:{n}"),
+            text: t.to_string(),
+        })
+}

@@ -1,0 +1,476 @@
+//! The matrix: parse a YAML file, validate it, expand it into cells.
+//!
+//! Everything here is pure apart from reading the matrix and its
+//! fragments, so `lab plan` has no side effects and the expansion is
+//! tested without a kernel in sight.
+
+mod arch;
+mod expand;
+mod filter;
+pub mod fragments;
+pub mod schema;
+pub mod template;
+
+pub use arch::Arch;
+pub use expand::{BootSpec, CellSpec, KernelSpec, Plan, ScheduledBoot};
+pub use filter::Filter;
+pub use fragments::Fragment;
+pub use schema::{Scalar, SetupStep, Workload};
+
+use anyhow::{Result, anyhow};
+use schema::{KernelAxisDef, Loc, MatrixFile, OrderedMap, PatchDef, SourceDef};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+/// The kernel source a matrix builds from.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+#[serde(rename_all = "snake_case")]
+pub enum Source {
+    /// A tarball such as Debian's `/usr/src/linux-source-6.12.tar.xz`.
+    Tarball {
+        path: PathBuf,
+        debian_package: Option<String>,
+    },
+    /// A git tree and a ref in it.
+    Git { repo: PathBuf, git_ref: String },
+}
+
+/// The default: Debian's linux-source-6.12, which `lab doctor --install` brings.
+pub const DEFAULT_SOURCE: &str = "debian-6.12";
+
+impl Source {
+    fn named(name: &str) -> Option<Source> {
+        let version = name.strip_prefix("debian-")?;
+        Some(Source::Tarball {
+            path: PathBuf::from(format!("/usr/src/linux-source-{version}.tar.xz")),
+            debian_package: Some(format!("linux-source-{version}")),
+        })
+    }
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+#[serde(rename_all = "snake_case")]
+pub enum BaseConfig {
+    /// A `make` target: tinyconfig, defconfig, allnoconfig.
+    Target(String),
+    /// A full .config file.
+    File(PathBuf),
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Variant {
+    pub name: String,
+    pub description: String,
+    pub patches: Vec<PatchDef>,
+    pub fuzz: u8,
+}
+
+/// One axis: a name and its values in the order they were written.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Axis {
+    pub name: String,
+    pub values: Vec<AxisValue>,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct AxisValue {
+    pub value: Scalar,
+    /// Fragments this value adds to a kernel (kernel axes only).
+    pub fragments: Vec<Fragment>,
+}
+
+/// A matrix that parsed and passed every check.
+#[derive(Clone, Debug, Serialize)]
+pub struct Matrix {
+    pub path: PathBuf,
+    pub name: String,
+    pub description: String,
+    pub source: Source,
+    pub base: BaseConfig,
+    pub fragments: Vec<Fragment>,
+    pub variants: Vec<Variant>,
+    pub arches: Vec<Arch>,
+    /// Kernel axes other than `arch`.
+    pub kernel_axes: Vec<Axis>,
+    pub boot_axes: Vec<Axis>,
+    pub run_axes: Vec<Axis>,
+    pub boot: schema::BootDef,
+    pub setup: Vec<SetupStep>,
+    pub workload: Option<Workload>,
+    pub metrics: Vec<String>,
+    pub repetitions: u32,
+    pub interleave: bool,
+    pub timing: bool,
+    pub claims: Vec<schema::ClaimDef>,
+    pub verdict: schema::VerdictDef,
+    /// The file's bytes, hashed into the run's identity.
+    #[serde(skip)]
+    pub text: String,
+}
+
+/// A located error: `file:line:col: message`.
+pub fn err_at<T>(file: &Path, loc: &Loc<T>, msg: impl std::fmt::Display) -> anyhow::Error {
+    let l = &loc.referenced;
+    if l.line() == 0 {
+        anyhow!("{}: {msg}", file.display())
+    } else {
+        anyhow!("{}:{}:{}: {msg}", file.display(), l.line(), l.column())
+    }
+}
+
+impl Matrix {
+    pub fn load(path: &Path) -> Result<Matrix> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| anyhow!("{}: cannot read the matrix: {e}", path.display()))?;
+        Matrix::parse(path, &text)
+    }
+
+    pub fn parse(path: &Path, text: &str) -> Result<Matrix> {
+        let file: MatrixFile = serde_saphyr::from_str(text).map_err(|e| {
+            let msg = e.without_snippet().to_string();
+            match e.location() {
+                Some(l) if l.line() > 0 => {
+                    anyhow!(
+                        "{}:{}:{}: {}",
+                        path.display(),
+                        l.line(),
+                        l.column(),
+                        first_line(&msg)
+                    )
+                }
+                _ => anyhow!("{}: {}", path.display(), first_line(&msg)),
+            }
+        })?;
+        validate(path, text, file)
+    }
+
+    /// A kernel axis by name, `arch` included.
+    pub fn kernel_axis_names(&self) -> Vec<String> {
+        std::iter::once("arch".to_string())
+            .chain(self.kernel_axes.iter().map(|a| a.name.clone()))
+            .collect()
+    }
+
+    pub fn variant(&self, name: &str) -> Option<&Variant> {
+        self.variants.iter().find(|v| v.name == name)
+    }
+
+    /// Every axis name a filter or a template may use.
+    pub fn all_axis_names(&self) -> Vec<String> {
+        let mut v = self.kernel_axis_names();
+        v.push("variant".into());
+        v.extend(self.boot_axes.iter().map(|a| a.name.clone()));
+        v.extend(self.run_axes.iter().map(|a| a.name.clone()));
+        v
+    }
+
+    pub fn plan(&self) -> Result<Plan> {
+        expand::expand(self)
+    }
+}
+
+fn first_line(s: &str) -> String {
+    s.lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or(s)
+        .trim()
+        .to_string()
+}
+
+fn validate(path: &Path, text: &str, f: MatrixFile) -> Result<Matrix> {
+    let dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
+    if f.version.value != 1 {
+        return Err(err_at(
+            path,
+            &f.version,
+            format!(
+                "version {} is not supported; lab reads version 1",
+                f.version.value
+            ),
+        ));
+    }
+
+    let source = match &f.kernel.source {
+        None => Source::named(DEFAULT_SOURCE).unwrap(),
+        Some(loc) => match &loc.value {
+            SourceDef::Named(n) => Source::named(n).ok_or_else(|| {
+                err_at(path, loc, format!("unknown source '{n}': use debian-<version>, {{tarball: PATH}} or {{git: PATH, ref: REF}}"))
+            })?,
+            SourceDef::Tarball { tarball } => Source::Tarball { path: dir.join(tarball), debian_package: None },
+            SourceDef::Git { git, git_ref } => Source::Git { repo: dir.join(git), git_ref: git_ref.clone() },
+        },
+    };
+
+    let base = match &f.kernel.base {
+        None => BaseConfig::Target("tinyconfig".into()),
+        Some(b) if ["tinyconfig", "defconfig", "allnoconfig"].contains(&b.value.as_str()) => {
+            BaseConfig::Target(b.value.clone())
+        }
+        Some(b) => {
+            let p = dir.join(&b.value);
+            if !p.is_file() {
+                return Err(err_at(
+                    path,
+                    b,
+                    format!(
+                        "base '{}' is neither tinyconfig, defconfig, allnoconfig nor a config file ({} does not exist)",
+                        b.value,
+                        p.display()
+                    ),
+                ));
+            }
+            BaseConfig::File(p)
+        }
+    };
+
+    let dirs = fragments::search_dirs(path);
+    let find = |name: &Loc<String>, what: &str| -> Result<Fragment> {
+        fragments::resolve(&name.value, &dirs).ok_or_else(|| {
+            err_at(path, name, format!(
+                "unknown fragment '{}' in {what}: no {}.config in {} and no built-in fragment of that name",
+                name.value,
+                name.value,
+                dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(" or ")
+            ))
+        })
+    };
+
+    let mut common = Vec::new();
+    if f.kernel.fragments.is_empty() {
+        common.push(fragments::resolve("base", &dirs).expect("built-in base fragment"));
+    }
+    for n in &f.kernel.fragments {
+        common.push(find(n, "kernel.fragments")?);
+    }
+
+    // Variants: at least one, unique names.
+    if f.variants.value.is_empty() {
+        return Err(err_at(
+            path,
+            &f.variants,
+            "variants is empty: declare at least one variant",
+        ));
+    }
+    let mut variants: Vec<Variant> = Vec::new();
+    for v in &f.variants.value {
+        if v.name.value.is_empty() || !is_id_safe(&v.name.value) {
+            return Err(err_at(
+                path,
+                &v.name,
+                format!(
+                    "variant name '{}' must be letters, digits, '.', '_' or '-'",
+                    v.name.value
+                ),
+            ));
+        }
+        if variants.iter().any(|o| o.name == v.name.value) {
+            return Err(err_at(
+                path,
+                &v.name,
+                format!("duplicate variant name '{}'", v.name.value),
+            ));
+        }
+        variants.push(Variant {
+            name: v.name.value.clone(),
+            description: v.description.clone(),
+            patches: v
+                .patches
+                .iter()
+                .map(|p| resolve_patch_path(&dir, &p.value))
+                .collect(),
+            fuzz: v.fuzz,
+        });
+    }
+
+    // Kernel axes: `arch` is special; the rest map values to fragments.
+    let mut arches = Vec::new();
+    let mut kernel_axes = Vec::new();
+    for (name, def) in &f.kernel_axes.value.0 {
+        let axis_name = name.value.to_string();
+        check_axis_name(path, name, &axis_name)?;
+        if axis_name == "arch" {
+            let KernelAxisDef::Values(vals) = def else {
+                return Err(err_at(
+                    path,
+                    name,
+                    "arch takes a list, e.g. [x86_64, arm64]",
+                ));
+            };
+            if vals.is_empty() {
+                return Err(err_at(path, name, "axis 'arch' is empty"));
+            }
+            for v in vals {
+                let a = Arch::parse(&v.value.to_string()).ok_or_else(|| {
+                    err_at(
+                        path,
+                        v,
+                        format!("unknown arch '{}': lab builds x86_64 and arm64", v.value),
+                    )
+                })?;
+                if !arches.contains(&a) {
+                    arches.push(a);
+                }
+            }
+            continue;
+        }
+        let KernelAxisDef::Fragments(map) = def else {
+            return Err(err_at(
+                path,
+                name,
+                format!(
+                    "kernel axis '{axis_name}' must map each value to fragments, e.g. {{100: [hz100]}}"
+                ),
+            ));
+        };
+        if map.0.is_empty() {
+            return Err(err_at(path, name, format!("axis '{axis_name}' is empty")));
+        }
+        let mut values = Vec::new();
+        for (val, frags) in &map.0 {
+            let what = format!("kernel_axes.{axis_name}.{}", val.value);
+            let fragments = frags
+                .iter()
+                .map(|n| find(n, &what))
+                .collect::<Result<Vec<_>>>()?;
+            values.push(AxisValue {
+                value: val.value.clone(),
+                fragments,
+            });
+        }
+        kernel_axes.push(Axis {
+            name: axis_name,
+            values,
+        });
+    }
+    if arches.is_empty() {
+        arches.push(Arch::X86_64);
+    }
+
+    let mut seen: Vec<String> = std::iter::once("arch".to_string())
+        .chain(kernel_axes.iter().map(|a| a.name.clone()))
+        .collect();
+    let boot_axes = plain_axes(path, f.boot_axes.as_ref(), &mut seen)?;
+    let run_axes = plain_axes(path, f.run_axes.as_ref(), &mut seen)?;
+
+    if f.repetitions.value == 0 {
+        return Err(err_at(
+            path,
+            &f.repetitions,
+            "repetitions must be at least 1",
+        ));
+    }
+
+    let m = Matrix {
+        path: path.to_path_buf(),
+        name: f.name,
+        description: f.description,
+        source,
+        base,
+        fragments: common,
+        variants,
+        arches,
+        kernel_axes,
+        boot_axes,
+        run_axes,
+        boot: f.boot,
+        setup: f.setup,
+        workload: f.workload,
+        metrics: f.metrics,
+        repetitions: f.repetitions.value,
+        interleave: f.interleave,
+        timing: f.timing,
+        claims: f.claims,
+        verdict: f.verdict,
+        text: text.to_string(),
+    };
+    check_claims(&m)?;
+    // Every template must render for every cell; find out now, not in a guest.
+    m.plan()?;
+    Ok(m)
+}
+
+fn resolve_patch_path(dir: &Path, p: &PatchDef) -> PatchDef {
+    let abs = |s: &String| dir.join(s).display().to_string();
+    match p {
+        PatchDef::Mail { mail } => PatchDef::Mail { mail: abs(mail) },
+        PatchDef::Diff { diff } => PatchDef::Diff { diff: abs(diff) },
+        other => other.clone(),
+    }
+}
+
+fn is_id_safe(s: &str) -> bool {
+    s.chars()
+        .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
+}
+
+fn check_axis_name(path: &Path, loc: &Loc<Scalar>, name: &str) -> Result<()> {
+    if name == "variant" || !is_id_safe(name) || name.contains('-') {
+        return Err(err_at(
+            path,
+            loc,
+            format!("'{name}' cannot name an axis: use letters, digits and '_', and not 'variant'"),
+        ));
+    }
+    Ok(())
+}
+
+fn plain_axes(
+    path: &Path,
+    axes: Option<&Loc<OrderedMap<Loc<Vec<Scalar>>>>>,
+    seen: &mut Vec<String>,
+) -> Result<Vec<Axis>> {
+    let mut out = Vec::new();
+    let Some(axes) = axes else { return Ok(out) };
+    for (name, vals) in &axes.value.0 {
+        let n = name.value.to_string();
+        check_axis_name(path, name, &n)?;
+        if seen.contains(&n) {
+            return Err(err_at(path, name, format!("axis '{n}' is declared twice")));
+        }
+        if vals.value.is_empty() {
+            return Err(err_at(path, vals, format!("axis '{n}' is empty")));
+        }
+        seen.push(n.clone());
+        out.push(Axis {
+            name: n,
+            values: vals
+                .value
+                .iter()
+                .map(|v| AxisValue {
+                    value: v.clone(),
+                    fragments: vec![],
+                })
+                .collect(),
+        });
+    }
+    Ok(out)
+}
+
+fn check_claims(m: &Matrix) -> Result<()> {
+    let p = m.path.display();
+    for (i, c) in m.claims.iter().enumerate() {
+        let at = format!("{p}: claims[{i}]");
+        if m.variant(&c.from_variant).is_none() {
+            return Err(anyhow!(
+                "{at}: from_variant '{}' is not a variant",
+                c.from_variant
+            ));
+        }
+        for (col, v) in &c.columns {
+            if m.variant(v).is_none() {
+                return Err(anyhow!(
+                    "{at}: column '{col}' maps to '{v}', which is not a variant"
+                ));
+            }
+        }
+        if !m.run_axes.iter().any(|a| a.name == c.row_axis) {
+            return Err(anyhow!("{at}: row_axis '{}' is not a run axis", c.row_axis));
+        }
+        crate::util::parse_percent(&c.tolerance)
+            .map_err(|e| anyhow!("{at}: tolerance '{}': {e}", c.tolerance))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,472 @@
+//! The matrix file, version 1, as it is written in YAML.
+//!
+//! Every struct denies unknown keys, so a typo is an error with a line
+//! and column, not a silently ignored setting. Values that later checks
+//! may reject carry their `Spanned` location.
+
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_saphyr::Spanned;
+
+pub type Loc<T> = Spanned<T>;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MatrixFile {
+    pub version: Loc<u32>,
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    #[serde(default)]
+    pub kernel: KernelSection,
+    pub variants: Loc<Vec<VariantDef>>,
+    /// Axes that change the kernel: `arch`, and named fragment sets.
+    pub kernel_axes: Loc<OrderedMap<KernelAxisDef>>,
+    /// Axes that change how a kernel is booted, not how it is built.
+    #[serde(default)]
+    pub boot_axes: Option<Loc<OrderedMap<Loc<Vec<Scalar>>>>>,
+    #[serde(default)]
+    pub boot: BootDef,
+    /// Axes that change one cell: templated into setup and workload.
+    #[serde(default)]
+    pub run_axes: Option<Loc<OrderedMap<Loc<Vec<Scalar>>>>>,
+    #[serde(default)]
+    pub setup: Vec<SetupStep>,
+    pub workload: Option<Workload>,
+    /// Metrics shown in tables, e.g. `write.lat_mean`.
+    #[serde(default)]
+    pub metrics: Vec<String>,
+    #[serde(default = "one")]
+    pub repetitions: Loc<u32>,
+    /// Run the variants in A B A B order inside each repetition block.
+    #[serde(default)]
+    pub interleave: bool,
+    /// Cells whose timing matters; never run beside another VM.
+    #[serde(default = "yes")]
+    pub timing: bool,
+    #[serde(default)]
+    pub claims: Vec<ClaimDef>,
+    #[serde(default)]
+    pub verdict: VerdictDef,
+}
+
+fn one() -> Loc<u32> {
+    Spanned::new(
+        1,
+        serde_saphyr::Location::UNKNOWN,
+        serde_saphyr::Location::UNKNOWN,
+    )
+}
+fn yes() -> bool {
+    true
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KernelSection {
+    #[serde(default)]
+    pub source: Option<Loc<SourceDef>>,
+    /// tinyconfig, defconfig, allnoconfig, or a path to a full config.
+    #[serde(default)]
+    pub base: Option<Loc<String>>,
+    /// Fragments applied to every kernel, before the axes' fragments.
+    #[serde(default)]
+    pub fragments: Vec<Loc<String>>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(untagged, deny_unknown_fields)]
+pub enum SourceDef {
+    /// `debian-6.12`: Debian's linux-source-6.12 tarball.
+    Named(String),
+    Tarball {
+        tarball: String,
+    },
+    Git {
+        git: String,
+        #[serde(rename = "ref")]
+        git_ref: String,
+    },
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VariantDef {
+    pub name: Loc<String>,
+    #[serde(default)]
+    pub description: String,
+    #[serde(default)]
+    pub patches: Vec<Loc<PatchDef>>,
+    /// Largest fuzz `patch -F` may use; 0 means exact (git apply) only.
+    #[serde(default)]
+    pub fuzz: u8,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(untagged, deny_unknown_fields)]
+pub enum PatchDef {
+    /// A mbox or single mail with one or more patches.
+    Mail { mail: String },
+    /// A plain unified diff.
+    Diff { diff: String },
+    /// A lore Message-ID, fetched with b4 or matched against `--mail` files.
+    MessageId {
+        #[serde(rename = "message-id")]
+        message_id: String,
+    },
+}
+
+/// `arch: [x86_64, arm64]`, or a fragment set per value:
+/// `hz: {100: [hz100], 250: [hz250]}`.
+#[derive(Debug)]
+pub enum KernelAxisDef {
+    Values(Vec<Loc<Scalar>>),
+    Fragments(OrderedMap<Vec<Loc<String>>>),
+}
+
+// Not `#[serde(untagged)]`: that buffers the input and loses the
+// locations that error messages need. A visitor keeps them.
+impl<'de> Deserialize<'de> for KernelAxisDef {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = KernelAxisDef;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a list of values, or a mapping of value to fragment names")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                s: A,
+            ) -> Result<Self::Value, A::Error> {
+                Deserialize::deserialize(serde::de::value::SeqAccessDeserializer::new(s))
+                    .map(KernelAxisDef::Values)
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                m: A,
+            ) -> Result<Self::Value, A::Error> {
+                Deserialize::deserialize(serde::de::value::MapAccessDeserializer::new(m))
+                    .map(KernelAxisDef::Fragments)
+            }
+        }
+        d.deserialize_any(Visit)
+    }
+}
+
+#[derive(Debug, Default, Deserialize, Clone, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct BootDef {
+    /// Guest CPUs.
+    #[serde(default)]
+    pub cpus: Option<u32>,
+    /// Guest memory in MiB.
+    #[serde(default)]
+    pub memory: Option<u32>,
+    /// Extra kernel command line, templated with kernel and boot axes.
+    #[serde(default)]
+    pub cmdline: String,
+    /// null_blk module parameters, on the kernel command line.
+    #[serde(default)]
+    pub null_blk: Option<NullBlkDef>,
+    /// Emulated NVMe controllers, one namespace each.
+    #[serde(default)]
+    pub nvme: Vec<NvmeDef>,
+    /// Seconds from launch to SSH before the boot is failed.
+    #[serde(default)]
+    pub ready_timeout: Option<u64>,
+}
+
+/// null_blk's module parameters. Values may be templates.
+#[derive(Debug, Default, Deserialize, Clone, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct NullBlkDef {
+    pub nr_devices: Option<Scalar>,
+    pub gb: Option<Scalar>,
+    pub memory_backed: Option<Scalar>,
+    pub irqmode: Option<Scalar>,
+    pub completion_nsec: Option<Scalar>,
+    pub queue_mode: Option<Scalar>,
+    pub submit_queues: Option<Scalar>,
+    pub poll_queues: Option<Scalar>,
+    pub hw_queue_depth: Option<Scalar>,
+    pub bs: Option<Scalar>,
+}
+
+#[derive(Debug, Default, Deserialize, Clone, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct NvmeDef {
+    #[serde(default)]
+    pub serial: Option<String>,
+    /// Size of the namespace, e.g. `1G`.
+    #[serde(default)]
+    pub size: Option<String>,
+    /// `memory` (a RAM-backed image, the default) or `file`.
+    #[serde(default)]
+    pub backing: Option<String>,
+    /// I/O queue pairs (`max_ioqpairs`).
+    #[serde(default)]
+    pub queues: Option<u32>,
+    #[serde(default)]
+    pub mdts: Option<u32>,
+    #[serde(default)]
+    pub logical_block_size: Option<u32>,
+    /// The guest's `nvme.poll_queues`; a template.
+    #[serde(default)]
+    pub poll_queues: Option<Scalar>,
+}
+
+/// One setup step of a cell. Strings are minijinja templates over the
+/// cell's axes.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum SetupStep {
+    /// A device-mapper device.
+    Dm(DmDef),
+    /// A sysfs or procfs knob: written, then read back.
+    Knob(KnobDef),
+    /// A module parameter under /sys/module: written, then read back.
+    ModuleParam(ModuleParamDef),
+    /// A null_blk device made through configfs.
+    NullBlk(NullBlkDeviceDef),
+    Mkfs(MkfsDef),
+    Mount(MountDef),
+    /// A shell command, with an optional command that undoes it.
+    Shell(ShellDef),
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct DmDef {
+    pub name: String,
+    /// `delay`, `zero`, `linear`, or absent with `table` set.
+    #[serde(default)]
+    pub target: Option<String>,
+    #[serde(default)]
+    pub device: Option<String>,
+    /// delay target: read delay in ms, and a separate write delay.
+    #[serde(default)]
+    pub read_ms: Option<Scalar>,
+    #[serde(default)]
+    pub write_ms: Option<Scalar>,
+    /// zero target: size in 512-byte sectors.
+    #[serde(default)]
+    pub sectors: Option<Scalar>,
+    /// A raw table, passed to `dmsetup create --table`.
+    #[serde(default)]
+    pub table: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct KnobDef {
+    pub path: String,
+    pub value: Scalar,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ModuleParamDef {
+    pub module: String,
+    pub param: String,
+    pub value: Scalar,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct NullBlkDeviceDef {
+    pub name: String,
+    /// configfs attributes, e.g. `memory_backed: 1`, `size: 1024` (MiB).
+    #[serde(flatten)]
+    pub attrs: std::collections::BTreeMap<String, Scalar>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct MkfsDef {
+    pub fs: String,
+    pub device: String,
+    #[serde(default)]
+    pub options: String,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct MountDef {
+    pub device: String,
+    pub dir: String,
+    #[serde(default)]
+    pub fs: Option<String>,
+    #[serde(default)]
+    pub options: String,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ShellDef {
+    pub run: String,
+    #[serde(default)]
+    pub undo: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum Workload {
+    Fio(FioDef),
+    Command(CommandDef),
+}
+
+/// A fio job. Every value may be a template.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct FioDef {
+    pub filename: String,
+    pub rw: Scalar,
+    #[serde(default)]
+    pub bs: Option<Scalar>,
+    #[serde(default)]
+    pub direct: Option<Scalar>,
+    #[serde(default)]
+    pub ioengine: Option<Scalar>,
+    #[serde(default)]
+    pub iodepth: Option<Scalar>,
+    #[serde(default)]
+    pub numjobs: Option<Scalar>,
+    /// Seconds; fio's `time_based` is set with it.
+    #[serde(default)]
+    pub runtime: Option<Scalar>,
+    #[serde(default)]
+    pub number_ios: Option<Scalar>,
+    #[serde(default)]
+    pub size: Option<Scalar>,
+    #[serde(default)]
+    pub hipri: Option<Scalar>,
+    #[serde(default)]
+    pub fsync: Option<Scalar>,
+    #[serde(default)]
+    pub fdatasync: Option<Scalar>,
+    /// Any other fio option, passed as `--key=value`.
+    #[serde(default)]
+    pub extra: std::collections::BTreeMap<String, Scalar>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct CommandDef {
+    pub run: String,
+    /// Metrics read from stdout: name → regex with one capture group.
+    pub metrics: Vec<CommandMetricDef>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct CommandMetricDef {
+    pub name: String,
+    pub regex: String,
+    #[serde(default)]
+    pub unit: String,
+    /// Multiply the captured number by this to get the stored unit.
+    #[serde(default)]
+    pub scale: Option<f64>,
+}
+
+/// How a mail's table maps onto the matrix.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ClaimDef {
+    /// The variant whose mail holds the table.
+    pub from_variant: String,
+    /// Which table of the mail, counting from 1.
+    #[serde(default = "first")]
+    pub table: usize,
+    /// The table's column that holds the row key, and the run axis it maps to.
+    pub row_column: String,
+    pub row_axis: String,
+    /// Table column → variant.
+    pub columns: std::collections::BTreeMap<String, String>,
+    pub metric: String,
+    /// The unit of the claimed values: ns, us, ms, s, or a metric's own.
+    pub unit: String,
+    /// Allowed relative difference, e.g. `15%`.
+    pub tolerance: String,
+    /// The conditions the claim was measured under, e.g. `{arch: arm64, hz: 100}`.
+    #[serde(default)]
+    pub conditions: std::collections::BTreeMap<String, Scalar>,
+}
+
+fn first() -> usize {
+    1
+}
+
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct VerdictDef {
+    /// A change smaller than this is `no change`, e.g. `5%`.
+    #[serde(default)]
+    pub noise: Option<String>,
+    /// A coefficient of variation above this flags a cell, e.g. `10%`.
+    #[serde(default)]
+    pub max_cv: Option<String>,
+    /// Metrics whose regressions fail CI; all shown metrics when empty.
+    #[serde(default)]
+    pub gate: Vec<String>,
+    /// Which variant is the baseline; the first variant when absent.
+    #[serde(default)]
+    pub baseline: Option<String>,
+    /// Lower is better for these metrics, e.g. latencies. Defaults by name.
+    #[serde(default)]
+    pub lower_is_better: Vec<String>,
+}
+
+/// A YAML scalar kept with its type, so `{{ delay }}` renders as `1`, not `"1"`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Scalar {
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(String),
+}
+
+impl std::fmt::Display for Scalar {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Scalar::Bool(b) => write!(f, "{b}"),
+            Scalar::Int(i) => write!(f, "{i}"),
+            Scalar::Float(x) => write!(f, "{x}"),
+            Scalar::Str(s) => f.write_str(s),
+        }
+    }
+}
+
+impl Scalar {
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::to_value(self).unwrap_or(serde_json::Value::Null)
+    }
+}
+
+/// A YAML mapping that keeps the order it was written in, and the location
+/// of each key. Axis values keep their order: `100, 250, 1000`.
+#[derive(Debug)]
+pub struct OrderedMap<V>(pub Vec<(Loc<Scalar>, V)>);
+
+impl<'de, V: Deserialize<'de>> Deserialize<'de> for OrderedMap<V> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit<V>(std::marker::PhantomData<V>);
+        impl<'de, V: Deserialize<'de>> serde::de::Visitor<'de> for Visit<V> {
+            type Value = OrderedMap<V>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a mapping")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut m: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut out = Vec::new();
+                while let Some((k, v)) = m.next_entry::<Loc<Scalar>, V>()? {
+                    out.push((k, v));
+                }
+                Ok(OrderedMap(out))
+            }
+        }
+        d.deserialize_map(Visit(std::marker::PhantomData))
+    }
+}

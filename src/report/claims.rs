@@ -1,0 +1,1 @@
+//! Claims: numeric tables found in patch mails.

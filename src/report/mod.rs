@@ -1,0 +1,4 @@
+//! Reports: statistics, claims, and the renderers.
+
+pub mod claims;
+pub mod stats;

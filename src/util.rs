@@ -1,0 +1,200 @@
+//! Small helpers shared by every stage: atomic writes, hashing, commands.
+
+use anyhow::{Context, Result, bail};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Write a file so that readers see the old content or the new, never a
+/// truncated mix: temp file in the same directory, fsync, rename.
+pub fn atomic_write(path: &Path, data: &[u8]) -> Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)
+        .with_context(|| format!("creating a temp file in {}", dir.display()))?;
+    tmp.write_all(data)
+        .and_then(|_| tmp.as_file().sync_all())
+        .with_context(|| format!("writing {}", path.display()))?;
+    tmp.persist(path)
+        .with_context(|| format!("renaming into {}", path.display()))?;
+    Ok(())
+}
+
+/// `atomic_write` for a value as pretty JSON.
+pub fn atomic_write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<()> {
+    let mut data = serde_json::to_vec_pretty(value)?;
+    data.push(b'\n');
+    atomic_write(path, &data)
+}
+
+pub fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T> {
+    let data = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    serde_json::from_slice(&data).with_context(|| format!("parsing {}", path.display()))
+}
+
+/// blake3 of a file, streamed so a 145 MiB tarball is not held in memory.
+pub fn hash_file(path: &Path) -> Result<String> {
+    let mut h = blake3::Hasher::new();
+    h.update_reader(
+        std::fs::File::open(path).with_context(|| format!("opening {}", path.display()))?,
+    )
+    .with_context(|| format!("reading {}", path.display()))?;
+    Ok(h.finalize().to_hex().to_string())
+}
+
+pub fn hash_bytes(data: &[u8]) -> String {
+    blake3::hash(data).to_hex().to_string()
+}
+
+/// Find a program on PATH.
+pub fn which(prog: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(prog))
+        .find(|p| is_executable(p))
+}
+
+fn is_executable(p: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    p.metadata()
+        .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        .unwrap_or(false)
+}
+
+/// Run a command to completion and return its stdout; a failure names the
+/// command and carries its stderr.
+pub fn run_output(cmd: &mut Command) -> Result<String> {
+    let out = cmd
+        .output()
+        .with_context(|| format!("running {}", describe(cmd)))?;
+    if !out.status.success() {
+        bail!(
+            "{} failed ({}): {}",
+            describe(cmd),
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// A command as a user could paste it into a shell.
+pub fn describe(cmd: &Command) -> String {
+    let mut s = cmd.get_program().to_string_lossy().into_owned();
+    for a in cmd.get_args() {
+        s.push(' ');
+        s.push_str(&shell_quote(&a.to_string_lossy()));
+    }
+    s
+}
+
+pub fn shell_quote(s: &str) -> String {
+    if !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+/// The last `n` lines of a file, for failure messages.
+pub fn tail_lines(path: &Path, n: usize) -> String {
+    let text = std::fs::read(path).unwrap_or_default();
+    let text = String::from_utf8_lossy(&text);
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
+}
+
+pub fn ncpus() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+}
+
+/// Seconds as a short human string: "9m50s", "18.5s", "0.08s".
+pub fn human_secs(secs: f64) -> String {
+    if secs >= 60.0 {
+        format!("{}m{:02}s", (secs / 60.0) as u64, (secs % 60.0) as u64)
+    } else if secs >= 10.0 {
+        format!("{secs:.1}s")
+    } else {
+        format!("{secs:.2}s")
+    }
+}
+
+pub fn now_rfc3339() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+/// Free bytes on the file system holding `path`.
+pub fn free_bytes(path: &Path) -> Option<u64> {
+    let st = nix::sys::statvfs::statvfs(path).ok()?;
+    Some(st.blocks_available() as u64 * st.fragment_size() as u64)
+}
+
+/// Total size of a directory tree, counting each file once.
+pub fn dir_size(path: &Path) -> u64 {
+    fn walk(p: &Path, seen: &mut std::collections::HashSet<(u64, u64)>) -> u64 {
+        use std::os::unix::fs::MetadataExt;
+        let Ok(meta) = p.symlink_metadata() else {
+            return 0;
+        };
+        if meta.is_dir() {
+            std::fs::read_dir(p)
+                .map(|rd| rd.flatten().map(|e| walk(&e.path(), seen)).sum())
+                .unwrap_or(0)
+        } else if seen.insert((meta.dev(), meta.ino())) {
+            meta.blocks() * 512
+        } else {
+            0
+        }
+    }
+    walk(path, &mut Default::default())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn atomic_write_replaces_whole_file() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("x.json");
+        atomic_write(&p, b"first").unwrap();
+        atomic_write(&p, b"second").unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"second");
+        // No temp files are left beside it.
+        assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn shell_quote_quotes_only_when_needed() {
+        assert_eq!(shell_quote("make"), "make");
+        assert_eq!(shell_quote("O=/tmp/x"), "O=/tmp/x");
+        assert_eq!(shell_quote("a b"), "'a b'");
+        assert_eq!(shell_quote("it's"), "'it'\\''s'");
+    }
+
+    #[test]
+    fn human_secs_formats() {
+        assert_eq!(human_secs(590.0), "9m50s");
+        assert_eq!(human_secs(18.5), "18.5s");
+        assert_eq!(human_secs(0.08), "0.08s");
+    }
+}
+
+/// `15%` → 0.15; a bare number is taken as a fraction (`0.15`).
+pub fn parse_percent(s: &str) -> Result<f64> {
+    let t = s.trim();
+    let v = if let Some(p) = t.strip_suffix('%') {
+        p.trim().parse::<f64>().map(|x| x / 100.0)
+    } else {
+        t.parse::<f64>()
+    };
+    match v {
+        Ok(x) if x.is_finite() && x >= 0.0 => Ok(x),
+        _ => bail!("expected a percentage such as 15%"),
+    }
+}

@@ -154,6 +154,20 @@ pub fn dir_size(path: &Path) -> u64 {
     walk(path, &mut Default::default())
 }
 
+/// `15%` → 0.15; a bare number is taken as a fraction (`0.15`).
+pub fn parse_percent(s: &str) -> Result<f64> {
+    let t = s.trim();
+    let v = if let Some(p) = t.strip_suffix('%') {
+        p.trim().parse::<f64>().map(|x| x / 100.0)
+    } else {
+        t.parse::<f64>()
+    };
+    match v {
+        Ok(x) if x.is_finite() && x >= 0.0 => Ok(x),
+        _ => bail!("expected a percentage such as 15%"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -182,19 +196,5 @@ mod tests {
         assert_eq!(human_secs(590.0), "9m50s");
         assert_eq!(human_secs(18.5), "18.5s");
         assert_eq!(human_secs(0.08), "0.08s");
-    }
-}
-
-/// `15%` → 0.15; a bare number is taken as a fraction (`0.15`).
-pub fn parse_percent(s: &str) -> Result<f64> {
-    let t = s.trim();
-    let v = if let Some(p) = t.strip_suffix('%') {
-        p.trim().parse::<f64>().map(|x| x / 100.0)
-    } else {
-        t.parse::<f64>()
-    };
-    match v {
-        Ok(x) if x.is_finite() && x >= 0.0 => Ok(x),
-        _ => bail!("expected a percentage such as 15%"),
     }
 }

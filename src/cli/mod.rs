@@ -1,5 +1,6 @@
 //! The command line: parse arguments, call the pipeline, set the exit code.
 
+mod build_cmd;
 mod plan_cmd;
 pub mod ui;
 
@@ -44,12 +45,27 @@ pub enum Cmd {
         #[arg(long)]
         shards: Option<usize>,
     },
+    /// Build every kernel of the (filtered) matrix; cached builds are reused.
+    Build {
+        #[command(flatten)]
+        m: MatrixArgs,
+        /// Parallel make jobs (default: the number of cores).
+        #[arg(long, short = 'j')]
+        jobs: Option<usize>,
+    },
 }
 
 pub fn main() -> i32 {
     let cli = Cli::parse();
+    crate::host::interrupt::install();
     match run(cli) {
         Ok(code) => code,
+        Err(e) if e.is::<crate::host::interrupt::Interrupted>() => {
+            eprintln!(
+                "interrupted: nothing half-written was kept; run the same command again to continue"
+            );
+            130
+        }
         Err(e) => {
             eprintln!("error: {e:#}");
             2
@@ -60,6 +76,7 @@ pub fn main() -> i32 {
 fn run(cli: Cli) -> Result<i32> {
     match cli.cmd {
         Cmd::Plan { m, format, shards } => plan_cmd::plan(&m, &format, shards),
+        Cmd::Build { m, jobs } => build_cmd::build(&m, jobs),
     }
 }
 

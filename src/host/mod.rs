@@ -1,1 +1,3 @@
-//! host
+//! The host lab runs on: its facts, its signals, the packages it needs.
+
+pub mod interrupt;

@@ -1,3 +1,8 @@
 //! Kernels: source trees, patches, kconfig merge and verify, builds, cache.
 
+pub mod build;
+pub mod kconfig;
 pub mod patch;
+pub mod source;
+
+pub use build::{BuildOptions, KernelBuild, build_all};

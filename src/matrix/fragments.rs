@@ -4,7 +4,7 @@
 //! directory; a file beside the matrix always wins, so a user can change
 //! a fragment without rebuilding lab.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 pub const BUILTIN: &[(&str, &str)] = &[
@@ -17,7 +17,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
 ];
 
 /// A fragment as resolved: its name, where it came from, and its text.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Fragment {
     pub name: String,
     /// A file path, or `built-in:<name>`.

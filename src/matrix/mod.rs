@@ -19,7 +19,7 @@ pub use schema::{Scalar, SetupStep, Workload};
 
 use anyhow::{Result, anyhow};
 use schema::{KernelAxisDef, Loc, MatrixFile, OrderedMap, PatchDef, SourceDef};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// The kernel source a matrix builds from.
@@ -48,7 +48,7 @@ impl Source {
     }
 }
 
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(rename_all = "snake_case")]
 pub enum BaseConfig {
     /// A `make` target: tinyconfig, defconfig, allnoconfig.

@@ -310,7 +310,7 @@ pub struct ShellDef {
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum Workload {
-    Fio(FioDef),
+    Fio(Box<FioDef>),
     Command(CommandDef),
 }
 

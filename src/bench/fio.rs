@@ -1,0 +1,130 @@
+//! fio: the job's command line, and the metrics in its JSON output.
+
+use super::Metric;
+use crate::matrix::schema::FioDef;
+use anyhow::{Context, Result, bail};
+use serde_json::Value;
+
+/// The fio command line for a rendered job. Output is JSON, with
+/// percentiles for both completion and total latency.
+pub fn command(def: &FioDef) -> Vec<String> {
+    let mut a = vec![
+        "fio".to_string(),
+        "--output-format=json".into(),
+        "--name=lab".into(),
+        format!("--filename={}", def.filename),
+        format!("--rw={}", def.rw),
+        "--clat_percentiles=1".into(),
+        "--lat_percentiles=1".into(),
+        "--group_reporting".into(),
+    ];
+    let mut opt = |k: &str, v: &Option<crate::matrix::Scalar>| {
+        if let Some(v) = v {
+            a.push(format!("--{k}={v}"));
+        }
+    };
+    opt("bs", &def.bs);
+    opt("direct", &def.direct);
+    opt("ioengine", &def.ioengine);
+    opt("iodepth", &def.iodepth);
+    opt("numjobs", &def.numjobs);
+    opt("number_ios", &def.number_ios);
+    opt("size", &def.size);
+    opt("hipri", &def.hipri);
+    opt("fsync", &def.fsync);
+    opt("fdatasync", &def.fdatasync);
+    if let Some(r) = &def.runtime {
+        a.push(format!("--runtime={r}"));
+        a.push("--time_based".into());
+    }
+    for (k, v) in &def.extra {
+        a.push(format!("--{k}={v}"));
+    }
+    a
+}
+
+/// fio's version string, e.g. `fio-3.33`.
+pub fn version(json: &Value) -> Option<String> {
+    json.get("fio version")
+        .and_then(|v| v.as_str())
+        .map(String::from)
+}
+
+/// The JSON document in fio's output; fio may print warnings first.
+pub fn parse_output(stdout: &str) -> Result<Value> {
+    let start = stdout.find('{').context("fio printed no JSON")?;
+    serde_json::from_str(&stdout[start..]).context("fio's JSON output does not parse")
+}
+
+const PERCENTILES: [(&str, &str); 3] = [
+    ("50.000000", "p50"),
+    ("99.000000", "p99"),
+    ("99.900000", "p99_9"),
+];
+
+/// Metrics per data direction that did I/O, plus CPU and context switches.
+pub fn metrics(json: &Value) -> Result<Vec<Metric>> {
+    let jobs = json
+        .get("jobs")
+        .and_then(|j| j.as_array())
+        .context("fio JSON has no jobs")?;
+    if jobs.is_empty() {
+        bail!("fio JSON has an empty jobs list");
+    }
+    // group_reporting folds all jobs into the first.
+    let job = &jobs[0];
+    if let Some(err) = job.get("error").and_then(|e| e.as_i64())
+        && err != 0
+    {
+        bail!(
+            "fio reported error {err} for job {}",
+            job.get("jobname").and_then(|j| j.as_str()).unwrap_or("?")
+        );
+    }
+    let mut out = Vec::new();
+    for dir in ["read", "write", "trim", "sync"] {
+        let Some(d) = job.get(dir) else { continue };
+        let ios = d.get("total_ios").and_then(|v| v.as_u64()).unwrap_or(0);
+        if ios == 0 {
+            continue;
+        }
+        for kind in ["lat", "clat"] {
+            let Some(l) = d.get(format!("{kind}_ns")) else {
+                continue;
+            };
+            if let Some(m) = l.get("mean").and_then(|v| v.as_f64()) {
+                out.push(Metric::new(format!("{dir}.{kind}_mean"), m, "ns"));
+            }
+            if let Some(p) = l.get("percentile") {
+                for (key, name) in PERCENTILES {
+                    if let Some(v) = p.get(key).and_then(|v| v.as_f64()) {
+                        out.push(Metric::new(format!("{dir}.{kind}_{name}"), v, "ns"));
+                    }
+                }
+            }
+        }
+        if dir == "sync" {
+            continue;
+        }
+        if let Some(v) = d.get("iops").and_then(|v| v.as_f64()) {
+            out.push(Metric::new(format!("{dir}.iops"), v, "IOPS"));
+        }
+        if let Some(v) = d.get("bw_bytes").and_then(|v| v.as_f64()) {
+            out.push(Metric::new(format!("{dir}.bw"), v, "B/s"));
+        }
+        out.push(Metric::new(format!("{dir}.ios"), ios as f64, "count"));
+    }
+    for (key, name, unit) in [
+        ("usr_cpu", "cpu.usr", "%"),
+        ("sys_cpu", "cpu.sys", "%"),
+        ("ctx", "cpu.ctx", "count"),
+    ] {
+        if let Some(v) = job.get(key).and_then(|v| v.as_f64()) {
+            out.push(Metric::new(name, v, unit));
+        }
+    }
+    if out.is_empty() {
+        bail!("fio JSON shows no I/O in any direction");
+    }
+    Ok(out)
+}

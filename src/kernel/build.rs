@@ -1,0 +1,652 @@
+//! Kernel builds: configure, verify, make, and store in the cache.
+//!
+//! Each (source, patch series) gets a worktree: a hardlink farm of the
+//! pristine tree with the patches applied (patching breaks the links of
+//! the files it touches). Builds run with `O=` in a directory directly
+//! inside the worktree, which makes kbuild record every source path as
+//! `../…`. A patched variant's build directory therefore starts as a copy
+//! of its base variant's, and `make` recompiles only what the patch
+//! touched: 18 s instead of 10 minutes on the reference machine.
+
+use super::kconfig;
+use super::patch::{self, Patch};
+use super::source::{self, SourceId, SourceTree};
+use crate::cache::{Cache, Key, KeyBuilder};
+use crate::events::Events;
+use crate::matrix::{Arch, BaseConfig, Fragment, KernelSpec, Matrix};
+use anyhow::{Context, Result, bail};
+use serde::{Deserialize, Serialize};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+/// Bumped when the layout of a kernel entry changes.
+const FORMAT: &str = "kernel-v1";
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct PatchInfo {
+    pub origin: String,
+    pub subject: String,
+    pub message_id: Option<String>,
+    /// blake3 of the diff.
+    pub hash: String,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct FuzzRecord {
+    pub patch: String,
+    pub file: String,
+    pub hunk: usize,
+    pub header: String,
+    pub fuzz: u32,
+    pub offset: i64,
+}
+
+/// A built kernel, as stored in the cache and copied into run manifests.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct KernelBuild {
+    pub kernel: String,
+    pub arch: Arch,
+    pub variant: String,
+    pub key: Key,
+    pub source: SourceId,
+    pub patches: Vec<PatchInfo>,
+    /// How the patches went in: "git apply", "patch -F3", or "none".
+    pub apply_method: String,
+    pub fuzzed: Vec<FuzzRecord>,
+    pub fragments: Vec<Fragment>,
+    pub base: BaseConfig,
+    /// blake3 of the final .config.
+    pub config_hash: String,
+    pub hz: Option<u32>,
+    pub compiler: String,
+    /// The GNU build id of vmlinux, which the guest shows in /sys/kernel/notes.
+    pub build_id: Option<String>,
+    /// Absolute path of bzImage or Image.
+    pub image: PathBuf,
+    pub config: PathBuf,
+    pub vmlinux: PathBuf,
+    pub log: PathBuf,
+    /// The `O=` directory, kept so a patched variant can start from a copy.
+    pub build_dir: PathBuf,
+    pub build_secs: f64,
+    /// The kernel whose build directory this build started from.
+    pub reused_tree_of: Option<String>,
+    pub objects: u64,
+    pub built_at: String,
+    /// True when this call found it in the cache.
+    #[serde(skip)]
+    pub cached: bool,
+}
+
+pub struct BuildOptions {
+    /// Local mail files that stand in for message-ids.
+    pub mails: Vec<PathBuf>,
+    /// make -j
+    pub jobs: usize,
+}
+
+impl Default for BuildOptions {
+    fn default() -> Self {
+        BuildOptions {
+            mails: vec![],
+            jobs: crate::util::ncpus(),
+        }
+    }
+}
+
+/// What one kernel needs, resolved before any build.
+struct Prepared<'a> {
+    spec: &'a KernelSpec,
+    patches: Vec<Patch>,
+    fuzz: u8,
+    compiler: String,
+    cross: Option<&'static str>,
+    /// Everything that decides the final .config.
+    prekey: Key,
+}
+
+/// Build every kernel of the plan, base variants first. A kernel that
+/// fails does not stop the others; the errors are returned with the builds.
+pub fn build_all(
+    cache: &Cache,
+    matrix: &Matrix,
+    kernels: &[KernelSpec],
+    opts: &BuildOptions,
+    events: &Events,
+) -> (Vec<KernelBuild>, Vec<(String, anyhow::Error)>) {
+    let mut done: Vec<KernelBuild> = Vec::new();
+    let mut failed = Vec::new();
+    let src = match source::ensure(cache, &matrix.source, events) {
+        Ok(s) => s,
+        Err(e) => {
+            let msg = format!("{e:#}");
+            return (
+                done,
+                kernels
+                    .iter()
+                    .map(|k| (k.id.clone(), anyhow::anyhow!("{msg}")))
+                    .collect(),
+            );
+        }
+    };
+    for k in kernels {
+        if crate::host::interrupt::interrupted() {
+            failed.push((
+                k.id.clone(),
+                anyhow::Error::new(crate::host::interrupt::Interrupted),
+            ));
+            continue;
+        }
+        match build_one(cache, matrix, &src, k, &done, opts, events) {
+            Ok(b) => done.push(b),
+            Err(e) => {
+                events.finished(&k.id, false, false, 0.0, format!("{e:#}"));
+                failed.push((k.id.clone(), e));
+            }
+        }
+    }
+    (done, failed)
+}
+
+fn prepare<'a>(
+    matrix: &Matrix,
+    src: &SourceTree,
+    k: &'a KernelSpec,
+    opts: &BuildOptions,
+) -> Result<Prepared<'a>> {
+    let variant = matrix
+        .variant(&k.variant)
+        .expect("plan variants come from the matrix");
+    let mut patches = Vec::new();
+    for def in &variant.patches {
+        patches.extend(
+            patch::load(def, &opts.mails).with_context(|| format!("variant '{}'", k.variant))?,
+        );
+    }
+    for f in &k.fragments {
+        kconfig::parse_fragment(f)?;
+    }
+    let cross = k.arch.cross_compile(Arch::host());
+    let compiler = compiler_version(cross)?;
+    let mut kb = KeyBuilder::new("kernel-config")
+        .field("format", FORMAT)
+        .field("source", &src.id.hash)
+        .field("arch", k.arch.name())
+        .field("base", serde_json::to_string(&matrix.base)?)
+        .field("compiler", &compiler)
+        .field("fuzz", [variant.fuzz]);
+    if let BaseConfig::File(p) = &matrix.base {
+        kb = kb.field("base-text", std::fs::read(p)?);
+    }
+    for p in &patches {
+        kb = kb.field("patch", &p.hash);
+    }
+    for f in &k.fragments {
+        kb = kb.field("fragment", &f.text);
+    }
+    Ok(Prepared {
+        spec: k,
+        patches,
+        fuzz: variant.fuzz,
+        compiler,
+        cross: cross.map(|c| c.0),
+        prekey: kb.finish(),
+    })
+}
+
+fn build_one(
+    cache: &Cache,
+    matrix: &Matrix,
+    src: &SourceTree,
+    k: &KernelSpec,
+    done: &[KernelBuild],
+    opts: &BuildOptions,
+    events: &Events,
+) -> Result<KernelBuild> {
+    let start = Instant::now();
+    let p = prepare(matrix, src, k, opts)?;
+    // Fast path: the same inputs were configured and built before.
+    let pointer = cache
+        .root()
+        .join("pointers")
+        .join(format!("kernel-config-{}", p.prekey));
+    if let Ok(key) = std::fs::read_to_string(&pointer)
+        && let Some(b) = load_entry(cache, &Key(key.trim().to_string()), k)
+    {
+        events.finished(
+            &k.id,
+            true,
+            true,
+            start.elapsed().as_secs_f64(),
+            "cache hit, nothing to build",
+        );
+        return Ok(b);
+    }
+    events.started(&k.id, &format!("kernel {}", k.id), None);
+    let wt = worktree(cache, src, &p, events)?;
+    let out_name = format!("out-{}-{}", k.arch.name(), p.prekey.short());
+    let out = wt.tree.join(&out_name);
+    let _lock = cache.lock(&format!("build-{}", out_name))?;
+    let reused = reuse_base_tree(k, done, &out)?;
+
+    events.phase(&k.id, "configure");
+    let make = Make {
+        tree: &wt.tree,
+        out: &out,
+        arch: k.arch,
+        cross: p.cross,
+        jobs: opts.jobs,
+    };
+    let config = configure(&make, &matrix.base, &k.fragments, events, &k.id)?;
+    let config_hash = crate::util::hash_bytes(config.as_bytes());
+    let key = KeyBuilder::new("kernel")
+        .field("format", FORMAT)
+        .field("source", &src.id.hash)
+        .field(
+            "patches",
+            p.patches
+                .iter()
+                .map(|x| x.hash.as_str())
+                .collect::<Vec<_>>()
+                .join(","),
+        )
+        .field("config", &config)
+        .field("compiler", &p.compiler)
+        .field("arch", k.arch.name())
+        .finish();
+    if let Some(b) = load_entry(cache, &key, k) {
+        crate::util::atomic_write(&pointer, key.0.as_bytes())?;
+        events.finished(
+            &k.id,
+            true,
+            true,
+            start.elapsed().as_secs_f64(),
+            "same final config as a cached build",
+        );
+        return Ok(b);
+    }
+
+    check_disk(cache.root())?;
+    events.phase(&k.id, "make");
+    let objects = make.build(events, &k.id, expected_objects(cache, k.arch))?;
+    let build_id = read_build_id(&out.join("vmlinux"));
+    let label = format!("{} ({})", k.id, src.id.version);
+    let mut record = KernelBuild {
+        kernel: k.id.clone(),
+        arch: k.arch,
+        variant: k.variant.clone(),
+        key: key.clone(),
+        source: SourceId {
+            version: src.id.version.clone(),
+            ..src.id.clone()
+        },
+        patches: p
+            .patches
+            .iter()
+            .map(|x| PatchInfo {
+                origin: x.origin.clone(),
+                subject: x.subject.clone(),
+                message_id: x.message_id.clone(),
+                hash: x.hash.clone(),
+            })
+            .collect(),
+        apply_method: wt.method.clone(),
+        fuzzed: wt.fuzzed.clone(),
+        fragments: k.fragments.clone(),
+        base: matrix.base.clone(),
+        config_hash,
+        hz: kconfig::hz(&config),
+        compiler: p.compiler.clone(),
+        build_id,
+        image: PathBuf::new(),
+        config: PathBuf::new(),
+        vmlinux: PathBuf::new(),
+        log: PathBuf::new(),
+        build_dir: out.clone(),
+        build_secs: start.elapsed().as_secs_f64(),
+        reused_tree_of: reused,
+        objects,
+        built_at: crate::util::now_rfc3339(),
+        cached: false,
+    };
+    let (entry, _) = cache.get_or_make("kernel", &key, &label, |dir| {
+        std::fs::copy(
+            out.join(k.arch.image_path()),
+            dir.join(k.arch.image_target()),
+        )?;
+        std::fs::copy(out.join(".config"), dir.join("config"))?;
+        std::fs::copy(out.join("vmlinux"), dir.join("vmlinux"))?;
+        std::fs::copy(out.join("lab-build.log"), dir.join("build.log"))?;
+        let _ = std::fs::copy(out.join("System.map"), dir.join("System.map"));
+        crate::util::atomic_write_json(&dir.join("meta.json"), &record)
+    })?;
+    record.fill_paths(&entry);
+    crate::util::atomic_write(&pointer, key.0.as_bytes())?;
+    let msg = match &record.reused_tree_of {
+        Some(b) => format!("built from {b}'s tree, {objects} objects"),
+        None => format!("clean build, {objects} objects"),
+    };
+    events.finished(&k.id, true, false, record.build_secs, msg);
+    Ok(record)
+}
+
+impl KernelBuild {
+    fn fill_paths(&mut self, entry: &Path) {
+        self.image = entry.join(self.arch.image_target());
+        self.config = entry.join("config");
+        self.vmlinux = entry.join("vmlinux");
+        self.log = entry.join("build.log");
+    }
+
+    /// Read a kernel entry from its directory (for `lab boot --kernel DIR`).
+    pub fn from_entry(entry: &Path) -> Result<KernelBuild> {
+        let mut b: KernelBuild = crate::util::read_json(&entry.join("meta.json"))?;
+        b.fill_paths(entry);
+        b.cached = true;
+        Ok(b)
+    }
+}
+
+fn load_entry(cache: &Cache, key: &Key, k: &KernelSpec) -> Option<KernelBuild> {
+    let entry = cache.get("kernel", key)?;
+    let mut b = KernelBuild::from_entry(&entry).ok()?;
+    // The same build may serve kernels of several ids (an A/A matrix).
+    b.kernel = k.id.clone();
+    b.variant = k.variant.clone();
+    Some(b)
+}
+
+struct Worktree {
+    tree: PathBuf,
+    method: String,
+    fuzzed: Vec<FuzzRecord>,
+}
+
+/// A hardlink farm of the pristine tree with the variant's patches applied.
+fn worktree(cache: &Cache, src: &SourceTree, p: &Prepared, events: &Events) -> Result<Worktree> {
+    let mut kb = KeyBuilder::new("worktree")
+        .field("format", FORMAT)
+        .field("source", &src.id.hash)
+        .field("fuzz", [p.fuzz]);
+    for x in &p.patches {
+        kb = kb.field("patch", &x.hash);
+    }
+    let key = kb.finish();
+    let (entry, _) = cache.get_or_make("worktree", &key, &p.spec.variant, |dir| {
+        events.phase(&p.spec.id, "linking the source tree");
+        let tree = dir.join("tree");
+        crate::util::run_output(Command::new("cp").arg("-al").arg(&src.path).arg(&tree))?;
+        crate::host::interrupt::check()?;
+        let (method, fuzzed) = if p.patches.is_empty() {
+            ("none".to_string(), vec![])
+        } else {
+            events.phase(&p.spec.id, "applying patches");
+            let applied = patch::apply(&tree, &p.patches, p.fuzz, events)
+                .with_context(|| format!("variant '{}' stops before its build", p.spec.variant))?;
+            let fuzzed = applied
+                .fuzzed
+                .iter()
+                .map(|f| FuzzRecord {
+                    patch: f.patch.clone(),
+                    file: f.file.clone(),
+                    hunk: f.hunk,
+                    header: f.header.clone(),
+                    fuzz: f.fuzz,
+                    offset: f.offset,
+                })
+                .collect();
+            (applied.method.clone(), fuzzed)
+        };
+        crate::util::atomic_write_json(
+            &dir.join("applied.json"),
+            &serde_json::json!({"method": method, "fuzzed": fuzzed}),
+        )
+    })?;
+    let applied: serde_json::Value = crate::util::read_json(&entry.join("applied.json"))?;
+    Ok(Worktree {
+        tree: entry.join("tree"),
+        method: applied["method"].as_str().unwrap_or("none").to_string(),
+        fuzzed: serde_json::from_value(applied["fuzzed"].clone()).unwrap_or_default(),
+    })
+}
+
+/// Start from the base kernel's build directory when this one has none.
+fn reuse_base_tree(k: &KernelSpec, done: &[KernelBuild], out: &Path) -> Result<Option<String>> {
+    if out.join(".config").exists() {
+        return Ok(None);
+    }
+    let Some(base_id) = &k.base_kernel else {
+        return Ok(None);
+    };
+    let Some(base) = done.iter().find(|b| &b.kernel == base_id) else {
+        return Ok(None);
+    };
+    let base_out = &base.build_dir;
+    if !base_out.join(".config").is_file() {
+        // Its worktree was collected; build from scratch.
+        return Ok(None);
+    }
+    let tmp = out.with_extension("copying");
+    let _ = std::fs::remove_dir_all(&tmp);
+    crate::util::run_output(
+        Command::new("cp")
+            .arg("-a")
+            .arg("--reflink=auto")
+            .arg(base_out)
+            .arg(&tmp),
+    )?;
+    std::fs::rename(&tmp, out)?;
+    Ok(Some(base_id.clone()))
+}
+
+struct Make<'a> {
+    tree: &'a Path,
+    out: &'a Path,
+    arch: Arch,
+    cross: Option<&'static str>,
+    jobs: usize,
+}
+
+impl Make<'_> {
+    fn command(&self) -> Command {
+        let mut c = Command::new("make");
+        c.arg("-C")
+            .arg(self.tree)
+            .arg(format!("O={}", self.out.display()));
+        c.arg(format!("ARCH={}", self.arch.kernel_arch()));
+        if let Some(cc) = self.cross {
+            c.arg(format!("CROSS_COMPILE={cc}"));
+        }
+        c
+    }
+
+    /// A quick make target (configuration), its output into the log.
+    fn quick(&self, target: &str) -> Result<()> {
+        std::fs::create_dir_all(self.out)?;
+        let log = self.out.join("lab-config.log");
+        let mut c = self.command();
+        c.arg(target);
+        let out = c
+            .output()
+            .with_context(|| format!("running {}", crate::util::describe(&c)))?;
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&log)?;
+        f.write_all(&out.stdout)?;
+        f.write_all(&out.stderr)?;
+        if !out.status.success() {
+            bail!(
+                "{} failed ({}):\n{}",
+                crate::util::describe(&c),
+                out.status,
+                String::from_utf8_lossy(&out.stderr)
+                    .lines()
+                    .rev()
+                    .take(15)
+                    .collect::<Vec<_>>()
+                    .into_iter()
+                    .rev()
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            );
+        }
+        Ok(())
+    }
+
+    /// The real build, streamed to lab-build.log with a live object count.
+    fn build(&self, events: &Events, id: &str, expected: Option<u64>) -> Result<u64> {
+        let log_path = self.out.join("lab-build.log");
+        let mut log = std::fs::File::create(&log_path)?;
+        let mut c = self.command();
+        c.arg(format!("-j{}", self.jobs))
+            .arg(self.arch.image_target())
+            .arg("vmlinux");
+        c.stdout(Stdio::piped()).stderr(Stdio::piped());
+        crate::host::interrupt::own_group(&mut c);
+        writeln!(log, "$ {}", crate::util::describe(&c))?;
+        let mut child = c
+            .spawn()
+            .with_context(|| format!("running {}", crate::util::describe(&c)))?;
+        let _guard = crate::host::interrupt::register_group(child.id() as i32);
+        let stderr = child.stderr.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel::<String>();
+        let tx2 = tx.clone();
+        let t1 = std::thread::spawn(move || {
+            BufReader::new(stderr)
+                .lines()
+                .map_while(Result::ok)
+                .for_each(|l| drop(tx2.send(l)))
+        });
+        let stdout = child.stdout.take().unwrap();
+        let t2 = std::thread::spawn(move || {
+            BufReader::new(stdout)
+                .lines()
+                .map_while(Result::ok)
+                .for_each(|l| drop(tx.send(l)))
+        });
+        let mut objects = 0u64;
+        let mut last_emit = Instant::now();
+        for line in rx {
+            writeln!(log, "{line}")?;
+            let t = line.trim_start();
+            if ["CC ", "AS ", "LD ", "AR "]
+                .iter()
+                .any(|p| t.starts_with(p))
+            {
+                objects += 1;
+                if last_emit.elapsed().as_millis() > 300 {
+                    last_emit = Instant::now();
+                    let what = t.split_whitespace().last().unwrap_or("");
+                    match expected {
+                        Some(n) => events.emit(crate::events::Event::Progress {
+                            id: id.into(),
+                            phase: format!("{} / ~{n}: {what}", objects),
+                            done: None,
+                        }),
+                        None => events.phase(id, &format!("{objects} objects: {what}")),
+                    }
+                }
+            }
+        }
+        let _ = (t1.join(), t2.join());
+        let status = child.wait()?;
+        log.flush()?;
+        crate::host::interrupt::check()?;
+        if !status.success() {
+            let tail = crate::util::tail_lines(&log_path, 30);
+            let hint = if tail.contains("No space left on device") {
+                "\n(the disk is full)"
+            } else {
+                ""
+            };
+            bail!(
+                "kernel build failed ({status}); the last lines of {}:\n{tail}{hint}",
+                log_path.display()
+            );
+        }
+        Ok(objects)
+    }
+}
+
+/// Base config, merged fragments, olddefconfig, then the check that
+/// nothing asked for was dropped.
+fn configure(
+    make: &Make,
+    base: &BaseConfig,
+    fragments: &[Fragment],
+    events: &Events,
+    id: &str,
+) -> Result<String> {
+    let cfg = make.out.join(".config");
+    match base {
+        BaseConfig::Target(t) => make.quick(t)?,
+        BaseConfig::File(p) => {
+            std::fs::create_dir_all(make.out)?;
+            std::fs::copy(p, &cfg)
+                .with_context(|| format!("copying base config {}", p.display()))?;
+        }
+    }
+    let base_text = std::fs::read_to_string(&cfg)?;
+    let merged = kconfig::merge(&base_text, fragments)?;
+    crate::util::atomic_write(&cfg, merged.as_bytes())?;
+    make.quick("olddefconfig")?;
+    let fin = std::fs::read_to_string(&cfg)?;
+    kconfig::verify(&fin, fragments).with_context(|| format!("kernel {id}"))?;
+    events.phase(id, "config verified");
+    Ok(fin)
+}
+
+/// `gcc --version`'s first line; a missing cross compiler names its package.
+fn compiler_version(cross: Option<(&'static str, &'static str)>) -> Result<String> {
+    let (prefix, pkg) = cross.unwrap_or(("", "build-essential"));
+    let gcc = format!("{prefix}gcc");
+    if crate::util::which(&gcc).is_none() {
+        bail!(
+            "{gcc} is not installed: install Debian's {pkg} (apt-get install {pkg}, or lab doctor --install)"
+        );
+    }
+    let v = crate::util::run_output(Command::new(&gcc).arg("--version"))?;
+    Ok(v.lines().next().unwrap_or("").to_string())
+}
+
+fn check_disk(root: &Path) -> Result<()> {
+    const NEED: u64 = 3 << 30;
+    if let Some(free) = crate::util::free_bytes(root)
+        && free < NEED
+    {
+        bail!(
+            "only {:.1} GiB free at {}; a kernel build needs about 3 GiB (set LAB_CACHE elsewhere, or lab cache gc)",
+            free as f64 / (1u64 << 30) as f64,
+            root.display()
+        );
+    }
+    Ok(())
+}
+
+/// The object count of the last build for this arch, for the progress bar.
+fn expected_objects(cache: &Cache, arch: Arch) -> Option<u64> {
+    cache
+        .list()
+        .ok()?
+        .into_iter()
+        .filter(|(_, i)| i.kind == "kernel")
+        .filter_map(|(p, _)| KernelBuild::from_entry(&p).ok())
+        .filter(|b| b.arch == arch && b.reused_tree_of.is_none())
+        .map(|b| b.objects)
+        .next_back()
+}
+
+/// The GNU build id note of an ELF file, as hex.
+pub fn read_build_id(path: &Path) -> Option<String> {
+    let data = std::fs::read(path).ok()?;
+    let elf = goblin::elf::Elf::parse(&data).ok()?;
+    for note in elf.iter_note_headers(&data)?.flatten() {
+        if note.n_type == goblin::elf::note::NT_GNU_BUILD_ID && note.name == "GNU" {
+            return Some(note.desc.iter().map(|b| format!("{b:02x}")).collect());
+        }
+    }
+    None
+}

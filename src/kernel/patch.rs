@@ -1,1 +1,0 @@
-//! Patches: read from mails and diffs, applied with git apply, or patch -F when allowed.

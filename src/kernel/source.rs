@@ -1,0 +1,155 @@
+//! Kernel sources: a pristine, read-only tree per source identity.
+//!
+//! A tarball is identified by its blake3, a git tree by the commit its
+//! ref resolves to. Variants never write into the pristine tree: they get
+//! a hardlink farm of it (see `worktree`), so a dozen variants cost one
+//! extraction and almost no disk.
+
+use crate::cache::{Cache, KeyBuilder};
+use crate::events::Events;
+use crate::matrix::Source;
+use anyhow::{Context, Result, bail};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct SourceId {
+    /// `tarball` or `git`.
+    pub kind: String,
+    /// The tarball path or the git repository.
+    pub location: String,
+    /// The git ref as written in the matrix.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub git_ref: Option<String>,
+    /// blake3 of the tarball, or the commit id.
+    pub hash: String,
+    /// The kernel version the Makefile declares, e.g. 6.12.117 for Debian's 6.12.
+    #[serde(default)]
+    pub version: String,
+}
+
+pub struct SourceTree {
+    pub id: SourceId,
+    /// The pristine tree. Never written to.
+    pub path: PathBuf,
+}
+
+/// Identify a source without extracting it.
+pub fn identify(src: &Source) -> Result<SourceId> {
+    match src {
+        Source::Tarball {
+            path,
+            debian_package,
+        } => {
+            if !path.is_file() {
+                match debian_package {
+                    Some(pkg) => bail!(
+                        "kernel source {} is missing: install Debian's {pkg} (apt-get install {pkg}, or lab doctor --install)",
+                        path.display()
+                    ),
+                    None => bail!("kernel source tarball {} does not exist", path.display()),
+                }
+            }
+            Ok(SourceId {
+                kind: "tarball".into(),
+                location: path.display().to_string(),
+                git_ref: None,
+                hash: crate::util::hash_file(path)?,
+                version: String::new(),
+            })
+        }
+        Source::Git { repo, git_ref } => {
+            let commit = crate::util::run_output(
+                Command::new("git")
+                    .arg("-C")
+                    .arg(repo)
+                    .args(["rev-parse", "--verify"])
+                    .arg(format!("{git_ref}^{{commit}}")),
+            )
+            .with_context(|| format!("resolving ref '{git_ref}' in git tree {}", repo.display()))?;
+            Ok(SourceId {
+                kind: "git".into(),
+                location: repo.display().to_string(),
+                git_ref: Some(git_ref.clone()),
+                hash: commit.trim().to_string(),
+                version: String::new(),
+            })
+        }
+    }
+}
+
+/// Extract (once) and return the pristine tree.
+pub fn ensure(cache: &Cache, src: &Source, events: &Events) -> Result<SourceTree> {
+    let mut id = identify(src)?;
+    let key = KeyBuilder::new("source")
+        .field("kind", &id.kind)
+        .field("hash", &id.hash)
+        .finish();
+    let ev = format!("source-{}", key.short());
+    let start = Instant::now();
+    let (entry, cached) = cache.get_or_make("source", &key, &id.location, |tmp| {
+        events.started(&ev, &format!("extracting {}", id.location), None);
+        let tree = tmp.join("tree");
+        std::fs::create_dir(&tree)?;
+        match src {
+            Source::Tarball { path, .. } => {
+                let mut cmd = Command::new("tar");
+                cmd.arg("-xf")
+                    .arg(path)
+                    .arg("-C")
+                    .arg(&tree)
+                    .arg("--strip-components=1");
+                crate::util::run_output(&mut cmd)
+                    .with_context(|| format!("extracting {}", path.display()))?;
+            }
+            Source::Git { repo, .. } => {
+                let sh = format!(
+                    "git -C {} archive --format=tar {} | tar -x -C {}",
+                    crate::util::shell_quote(&repo.display().to_string()),
+                    id.hash,
+                    crate::util::shell_quote(&tree.display().to_string())
+                );
+                crate::util::run_output(Command::new("sh").arg("-c").arg(&sh))?;
+            }
+        }
+        crate::host::interrupt::check()?;
+        if !tree.join("Makefile").is_file() || !tree.join("Kconfig").is_file() {
+            bail!(
+                "{} does not look like a kernel tree (no top-level Makefile and Kconfig)",
+                id.location
+            );
+        }
+        Ok(())
+    })?;
+    let path = entry.join("tree");
+    id.version = kernel_version(&path).unwrap_or_default();
+    if !cached {
+        events.finished(
+            &ev,
+            true,
+            false,
+            start.elapsed().as_secs_f64(),
+            format!("linux {}", id.version),
+        );
+    }
+    Ok(SourceTree { id, path })
+}
+
+/// VERSION.PATCHLEVEL.SUBLEVEL from the top Makefile.
+pub fn kernel_version(tree: &Path) -> Option<String> {
+    let mk = std::fs::read_to_string(tree.join("Makefile")).ok()?;
+    let get = |k: &str| {
+        mk.lines().find_map(|l| {
+            l.strip_prefix(k)
+                .map(|r| r.trim_start_matches([' ', '=']).trim().to_string())
+        })
+    };
+    Some(format!(
+        "{}.{}.{}",
+        get("VERSION")?,
+        get("PATCHLEVEL")?,
+        get("SUBLEVEL")?
+    ))
+}

@@ -15,5 +15,6 @@ pub mod kernel;
 pub mod matrix;
 pub mod report;
 pub mod results;
+pub mod run;
 pub mod util;
 pub mod vm;

@@ -1,7 +1,13 @@
 //! The command line: parse arguments, call the pipeline, set the exit code.
 
+mod boot_cmd;
 mod build_cmd;
+mod cache_cmd;
+mod doctor_cmd;
+mod image_cmd;
 mod plan_cmd;
+mod report_cmd;
+mod run_cmd;
 pub mod ui;
 
 use anyhow::Result;
@@ -53,6 +59,101 @@ pub enum Cmd {
         #[arg(long, short = 'j')]
         jobs: Option<usize>,
     },
+    /// Build, boot and measure everything in the matrix; write results/<run-id>/.
+    Run(Box<run_cmd::RunArgs>),
+    /// Boot one kernel, run a command over SSH, end the guest.
+    Boot(Box<boot_cmd::BootArgs>),
+    /// Guest images.
+    #[command(subcommand)]
+    Image(ImageCmd),
+    /// Report on a stored run: statistics, claims, verdicts. Exit 1 on a
+    /// regression or unmet claim, 2 on an incomplete run.
+    Report {
+        /// A run id under --results, or a run directory.
+        run: String,
+        /// Comma list of text, md, html, json, junit.
+        #[arg(long, default_value = "text")]
+        format: String,
+        /// Where files go (default: the run directory).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        #[arg(long, default_value = "results")]
+        results: PathBuf,
+    },
+    /// Compare the same cells across two runs (the first is the baseline).
+    Compare {
+        a: String,
+        b: String,
+        #[arg(long, default_value = "text")]
+        format: String,
+        #[arg(long)]
+        out: Option<PathBuf>,
+        #[arg(long, default_value = "results")]
+        results: PathBuf,
+    },
+    /// Claims: the numeric tables of patch mails.
+    #[command(subcommand)]
+    Claims(ClaimsCmd),
+    /// Combine the run directories of a sharded run into one.
+    Merge {
+        /// Run directories, or directories holding runs.
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Check the host: tools, packages, KVM, disk. --install fixes what apt can.
+    Doctor {
+        #[arg(long)]
+        install: bool,
+    },
+    /// The build cache (LAB_CACHE, default ~/.cache/lab).
+    #[command(subcommand)]
+    Cache(CacheCmd),
+}
+
+#[derive(Subcommand)]
+pub enum ImageCmd {
+    /// Build (or verify) the guest initramfs; the same inputs give the same sha256.
+    Build {
+        #[arg(long)]
+        arch: Option<String>,
+        /// An image recipe (default: the built-in images/lab.yaml).
+        #[arg(long)]
+        recipe: Option<PathBuf>,
+    },
+}
+
+#[derive(Subcommand)]
+pub enum ClaimsCmd {
+    /// Print the tables of a patch mail as claims YAML.
+    Extract { mail: PathBuf },
+}
+
+#[derive(Subcommand)]
+pub enum CacheCmd {
+    /// List cache entries.
+    Ls,
+    /// Remove old entries.
+    Gc {
+        /// Keep the N newest entries of each kind.
+        #[arg(long)]
+        keep: Option<usize>,
+        /// Remove the oldest entries until the cache is under this size (e.g. 20G).
+        #[arg(long)]
+        max_size: Option<String>,
+    },
+    /// Write entries to a tarball (.tar, .tar.gz, .tar.zst) for another machine or CI job.
+    Export {
+        file: PathBuf,
+        /// Only entries of this kind (kernel, image, …); repeatable.
+        #[arg(long)]
+        kind: Vec<String>,
+        /// Only these keys (prefixes are enough).
+        keys: Vec<String>,
+    },
+    /// Add the entries of an exported tarball.
+    Import { file: PathBuf },
 }
 
 pub fn main() -> i32 {
@@ -62,7 +163,7 @@ pub fn main() -> i32 {
         Ok(code) => code,
         Err(e) if e.is::<crate::host::interrupt::Interrupted>() => {
             eprintln!(
-                "interrupted: nothing half-written was kept; run the same command again to continue"
+                "interrupted: everything finished so far is kept; run the same command again (lab run: --resume) to continue"
             );
             130
         }
@@ -77,6 +178,35 @@ fn run(cli: Cli) -> Result<i32> {
     match cli.cmd {
         Cmd::Plan { m, format, shards } => plan_cmd::plan(&m, &format, shards),
         Cmd::Build { m, jobs } => build_cmd::build(&m, jobs),
+        Cmd::Run(a) => run_cmd::run_cmd(&a),
+        Cmd::Boot(a) => boot_cmd::boot_cmd(&a),
+        Cmd::Image(ImageCmd::Build { arch, recipe }) => image_cmd::build(arch.as_deref(), recipe),
+        Cmd::Report {
+            run,
+            format,
+            out,
+            results,
+        } => report_cmd::report(&run, &results, &format, out.as_deref()),
+        Cmd::Compare {
+            a,
+            b,
+            format,
+            out,
+            results,
+        } => report_cmd::compare(&a, &b, &results, &format, out.as_deref()),
+        Cmd::Claims(ClaimsCmd::Extract { mail }) => report_cmd::claims_extract(&mail),
+        Cmd::Merge { dirs, out } => {
+            let run = crate::results::merge::merge(&dirs, &out)?;
+            println!("merged {} run(s) into {}", dirs.len(), run.path.display());
+            Ok(0)
+        }
+        Cmd::Doctor { install } => doctor_cmd::doctor(install),
+        Cmd::Cache(c) => match c {
+            CacheCmd::Ls => cache_cmd::ls(),
+            CacheCmd::Gc { keep, max_size } => cache_cmd::gc(keep, max_size.as_deref()),
+            CacheCmd::Export { file, kind, keys } => cache_cmd::export(&file, &kind, &keys),
+            CacheCmd::Import { file } => cache_cmd::import(&file),
+        },
     }
 }
 
@@ -93,4 +223,26 @@ pub fn load_plan(m: &MatrixArgs) -> Result<(crate::matrix::Matrix, crate::matrix
         None => plan,
     };
     Ok((matrix, plan))
+}
+
+/// Narrow a plan to one shard (`i/N`).
+pub fn shard_plan(plan: &crate::matrix::Plan, shard: &str) -> Result<crate::matrix::Plan> {
+    let (i, n) = crate::matrix::shard::parse_shard_arg(shard)?;
+    Ok(crate::matrix::shard::select(plan, i, n))
+}
+
+/// What `lab run` prints when it ends: the before/after tables, and the
+/// report's exit code (2 when cells are missing).
+pub fn finish_run(dir: &crate::results::RunDir) -> Result<i32> {
+    crate::report::write_markdown(dir)?;
+    let manifest = dir.read_manifest()?;
+    let cells = dir.cells()?;
+    let report = crate::report::build(&manifest, &cells, &dir.path);
+    println!("{}", crate::report::text_summary(&report));
+    println!(
+        "results: {}  (lab report {} --format text|md|html|json|junit)",
+        dir.path.display(),
+        dir.id()
+    );
+    Ok(crate::report::exit_code(&report))
 }

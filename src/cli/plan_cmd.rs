@@ -9,6 +9,14 @@ pub fn plan(m: &MatrixArgs, format: &str, shards: Option<usize>) -> Result<i32> 
     if shards.is_some() && format != "github-matrix" && format != "json" {
         bail!("--shards goes with --format github-matrix or json");
     }
+    if let Some(n) = shards {
+        let sh = crate::matrix::shard::shard(&plan, n);
+        match format {
+            "github-matrix" => println!("{}", crate::matrix::shard::github_matrix(&sh)),
+            _ => println!("{}", serde_json::to_string_pretty(&sh)?),
+        }
+        return Ok(0);
+    }
     match format {
         "json" => println!("{}", serde_json::to_string_pretty(&plan)?),
         "text" => print_text(&matrix, &plan),

@@ -11,7 +11,12 @@ use std::time::Duration;
 struct State {
     multi: MultiProgress,
     bars: HashMap<String, (ProgressBar, String)>,
+    /// Without a terminal, progress lines are throttled per id.
+    last_plain: HashMap<String, std::time::Instant>,
 }
+
+/// How often a log (not a terminal) gets a progress line for one piece of work.
+const PLAIN_EVERY: Duration = Duration::from_secs(30);
 
 /// Subscribe the terminal to `events`.
 pub fn attach(events: Events) -> Events {
@@ -24,6 +29,7 @@ pub fn attach(events: Events) -> Events {
     let state = Arc::new(Mutex::new(State {
         multi,
         bars: HashMap::new(),
+        last_plain: HashMap::new(),
     }));
     events.subscribe(move |e| on_event(&state, tty, e))
 }
@@ -60,7 +66,16 @@ fn on_event(state: &Mutex<State>, tty: bool, e: &Event) {
                     bar.set_position(*d);
                 }
             } else if !tty {
-                eprintln!("[{}] {id}: {phase}", stamp());
+                let now = std::time::Instant::now();
+                let due = st
+                    .last_plain
+                    .get(id)
+                    .is_none_or(|t| now.duration_since(*t) >= PLAIN_EVERY);
+                // Named phases (configure, make) always show; counts are throttled.
+                if due || done.is_none() && !phase.contains(' ') {
+                    st.last_plain.insert(id.clone(), now);
+                    eprintln!("[{}] {id}: {phase}", stamp());
+                }
             }
         }
         Event::Finished {

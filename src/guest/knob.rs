@@ -32,8 +32,16 @@ pub struct Knob {
 /// Knobs the kernel is known to accept and ignore, from the version
 /// where that was checked in the source.
 const KNOWN_IGNORED: &[(&str, (u32, u32), &str)] = &[
-    ("queue/io_poll_delay", (6, 12), "hybrid polling is gone: the kernel accepts any write and always reads -1"),
-    ("queue/io_poll", (6, 12), "the kernel ignores writes (\"writes to the poll attribute are ignored\"); polling is set by driver parameters such as nvme.poll_queues"),
+    (
+        "queue/io_poll_delay",
+        (6, 12),
+        "hybrid polling is gone: the kernel accepts any write and always reads -1",
+    ),
+    (
+        "queue/io_poll",
+        (6, 12),
+        "the kernel ignores writes (\"writes to the poll attribute are ignored\"); polling is set by driver parameters such as nvme.poll_queues",
+    ),
 ];
 
 /// `6.12.117` → (6, 12)
@@ -44,7 +52,10 @@ pub fn version_of(uname_r: &str) -> Option<(u32, u32)> {
 
 pub fn known_ignored(path: &str, kernel: Option<(u32, u32)>) -> Option<&'static str> {
     let k = kernel?;
-    KNOWN_IGNORED.iter().find(|(suffix, since, _)| path.ends_with(suffix) && k >= *since).map(|(_, _, why)| *why)
+    KNOWN_IGNORED
+        .iter()
+        .find(|(suffix, since, _)| path.ends_with(suffix) && k >= *since)
+        .map(|(_, _, why)| *why)
 }
 
 /// The value a knob shows: for choice knobs like `[none] mq-deadline`,
@@ -60,7 +71,14 @@ pub fn shown_value(raw: &str) -> String {
 }
 
 /// Decide what a write did, from the values before and after.
-pub fn judge(path: &str, wanted: &str, before: &str, after: &str, kernel: Option<(u32, u32)>, kernel_log: &str) -> Knob {
+pub fn judge(
+    path: &str,
+    wanted: &str,
+    before: &str,
+    after: &str,
+    kernel: Option<(u32, u32)>,
+    kernel_log: &str,
+) -> Knob {
     let (before, after) = (shown_value(before), shown_value(after));
     let mut reason = None;
     if let Some(why) = known_ignored(path, kernel) {
@@ -75,7 +93,11 @@ pub fn judge(path: &str, wanted: &str, before: &str, after: &str, kernel: Option
         wanted: wanted.trim().to_string(),
         before,
         after,
-        status: if reason.is_some() { KnobStatus::Ignored } else { KnobStatus::Applied },
+        status: if reason.is_some() {
+            KnobStatus::Ignored
+        } else {
+            KnobStatus::Applied
+        },
         reason,
     }
 }
@@ -83,16 +105,30 @@ pub fn judge(path: &str, wanted: &str, before: &str, after: &str, kernel: Option
 /// Write a knob and read it back.
 pub async fn set(s: &Session, path: &str, value: &str, kernel: Option<(u32, u32)>) -> Result<Knob> {
     let q = crate::util::shell_quote(path);
-    let before = s.exec(&format!("cat {q}")).await?.check(&format!("reading {path}"))?.stdout;
+    let before = s
+        .exec(&format!("cat {q}"))
+        .await?
+        .check(&format!("reading {path}"))?
+        .stdout;
     let mark = "lab-knob-mark";
     let w = s
-        .exec(&format!("echo {mark} > /dev/kmsg; echo {} > {q}", crate::util::shell_quote(value)))
+        .exec(&format!(
+            "echo {mark} > /dev/kmsg; echo {} > {q}",
+            crate::util::shell_quote(value)
+        ))
         .await?;
     if !w.ok() {
         bail!("writing '{value}' to {path} failed: {}", w.stderr.trim());
     }
-    let after = s.exec(&format!("cat {q}")).await?.check(&format!("reading {path} back"))?.stdout;
-    let log = s.exec(&format!("dmesg | sed -n '/{mark}/,$p' | tail -n 20")).await?.stdout;
+    let after = s
+        .exec(&format!("cat {q}"))
+        .await?
+        .check(&format!("reading {path} back"))?
+        .stdout;
+    let log = s
+        .exec(&format!("dmesg | sed -n '/{mark}/,$p' | tail -n 20"))
+        .await?
+        .stdout;
     Ok(judge(path, value, &before, &after, kernel, &log))
 }
 
@@ -102,7 +138,12 @@ pub async fn restore(s: &Session, k: &Knob) -> Result<()> {
         return Ok(());
     }
     let q = crate::util::shell_quote(&k.path);
-    s.exec(&format!("echo {} > {q}", crate::util::shell_quote(&k.before))).await?.check(&format!("restoring {}", k.path))?;
+    s.exec(&format!(
+        "echo {} > {q}",
+        crate::util::shell_quote(&k.before)
+    ))
+    .await?
+    .check(&format!("restoring {}", k.path))?;
     Ok(())
 }
 
@@ -112,23 +153,54 @@ mod tests {
 
     #[test]
     fn io_poll_delay_on_6_12_is_ignored_even_when_it_reads_back() {
-        let k = judge("/sys/block/nvme0n1/queue/io_poll_delay", "-1", "-1", "-1", Some((6, 12)), "");
+        let k = judge(
+            "/sys/block/nvme0n1/queue/io_poll_delay",
+            "-1",
+            "-1",
+            "-1",
+            Some((6, 12)),
+            "",
+        );
         assert_eq!(k.status, KnobStatus::Ignored);
         assert!(k.reason.unwrap().contains("always reads -1"));
-        let k = judge("/sys/block/nvme0n1/queue/io_poll_delay", "10", "-1", "-1", Some((6, 1)), "");
+        let k = judge(
+            "/sys/block/nvme0n1/queue/io_poll_delay",
+            "10",
+            "-1",
+            "-1",
+            Some((6, 1)),
+            "",
+        );
         assert_eq!(k.status, KnobStatus::Ignored, "read-back differs");
     }
 
     #[test]
     fn a_knob_that_reads_back_is_applied() {
-        let k = judge("/sys/block/nullb0/queue/scheduler", "none", "[mq-deadline] none", "[none] mq-deadline", Some((6, 12)), "");
+        let k = judge(
+            "/sys/block/nullb0/queue/scheduler",
+            "none",
+            "[mq-deadline] none",
+            "[none] mq-deadline",
+            Some((6, 12)),
+            "",
+        );
         assert_eq!(k.status, KnobStatus::Applied);
-        assert_eq!((k.before.as_str(), k.after.as_str()), ("mq-deadline", "none"));
+        assert_eq!(
+            (k.before.as_str(), k.after.as_str()),
+            ("mq-deadline", "none")
+        );
     }
 
     #[test]
     fn a_logged_ignore_is_ignored() {
-        let k = judge("/sys/block/x/queue/nomerges", "2", "0", "2", Some((6, 12)), "writes to the poll attribute are ignored.");
+        let k = judge(
+            "/sys/block/x/queue/nomerges",
+            "2",
+            "0",
+            "2",
+            Some((6, 12)),
+            "writes to the poll attribute are ignored.",
+        );
         assert_eq!(k.status, KnobStatus::Ignored);
     }
 

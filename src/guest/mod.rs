@@ -1,4 +1,8 @@
-//! The guest: SSH session, commands, knobs, probes.
+//! The guest: SSH session, commands, knobs, probes, cell setup.
 
-// pub mod keys; (waits for image::cpio)
-// pub mod ssh;
+pub mod boot;
+pub mod keys;
+pub mod knob;
+pub mod probe;
+pub mod setup;
+pub mod ssh;

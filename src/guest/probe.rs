@@ -61,11 +61,16 @@ fn sections(text: &str) -> std::collections::HashMap<String, String> {
 pub fn parse(text: &str) -> Result<Probes> {
     let s = sections(text);
     let get = |k: &str| s.get(k).map(|v| v.trim().to_string()).unwrap_or_default();
-    let notes: Vec<u8> = get("notes").split_whitespace().filter_map(|h| u8::from_str_radix(h, 16).ok()).collect();
+    let notes: Vec<u8> = get("notes")
+        .split_whitespace()
+        .filter_map(|h| u8::from_str_radix(h, 16).ok())
+        .collect();
     Ok(Probes {
         uname_r: get("uname"),
         build_id: build_id_from_notes(&notes),
-        hz_config: get("hz").strip_prefix("CONFIG_HZ=").and_then(|v| v.parse().ok()),
+        hz_config: get("hz")
+            .strip_prefix("CONFIG_HZ=")
+            .and_then(|v| v.parse().ok()),
         hz_measured: measured_hz(&get("jiffies")),
         clocksource: get("cs"),
         available_clocksources: get("avail").split_whitespace().map(String::from).collect(),
@@ -77,14 +82,19 @@ pub fn parse(text: &str) -> Result<Probes> {
 
 /// The nearest standard HZ to the jiffies rate seen over about a second.
 fn measured_hz(line: &str) -> Option<u32> {
-    let v: Vec<f64> = line.split_whitespace().filter_map(|x| x.parse().ok()).collect();
+    let v: Vec<f64> = line
+        .split_whitespace()
+        .filter_map(|x| x.parse().ok())
+        .collect();
     let [j1, t1, j2, t2] = v[..] else { return None };
     let rate = (j2 - j1) / (t2 - t1);
     if !rate.is_finite() || rate <= 0.0 {
         return None;
     }
     [100u32, 250, 300, 1000].into_iter().min_by(|a, b| {
-        ((*a as f64 - rate).abs()).partial_cmp(&(*b as f64 - rate).abs()).unwrap()
+        ((*a as f64 - rate).abs())
+            .partial_cmp(&(*b as f64 - rate).abs())
+            .unwrap()
     })
 }
 
@@ -92,7 +102,10 @@ fn measured_hz(line: &str) -> Option<u32> {
 /// namesz, descsz, type, then name and desc padded to 4 bytes.
 pub fn build_id_from_notes(b: &[u8]) -> Option<String> {
     let mut i = 0;
-    let u32at = |i: usize| b.get(i..i + 4).map(|x| u32::from_ne_bytes(x.try_into().unwrap()) as usize);
+    let u32at = |i: usize| {
+        b.get(i..i + 4)
+            .map(|x| u32::from_ne_bytes(x.try_into().unwrap()) as usize)
+    };
     while i + 12 <= b.len() {
         let (namesz, descsz, typ) = (u32at(i)?, u32at(i + 4)?, u32at(i + 8)?);
         let name_start = i + 12;
@@ -100,7 +113,12 @@ pub fn build_id_from_notes(b: &[u8]) -> Option<String> {
         let next = desc_start + descsz.div_ceil(4) * 4;
         let name = b.get(name_start..name_start + namesz)?;
         if typ == 3 && name.starts_with(b"GNU") {
-            return Some(b.get(desc_start..desc_start + descsz)?.iter().map(|x| format!("{x:02x}")).collect());
+            return Some(
+                b.get(desc_start..desc_start + descsz)?
+                    .iter()
+                    .map(|x| format!("{x:02x}"))
+                    .collect(),
+            );
         }
         i = next;
     }
@@ -110,7 +128,10 @@ pub fn build_id_from_notes(b: &[u8]) -> Option<String> {
 /// The clocksource now, and whether it is a tick-based one whose
 /// timings cannot be trusted below a tick.
 pub async fn clocksource(s: &Session) -> Result<String> {
-    let o = s.exec("cat /sys/devices/system/clocksource/clocksource0/current_clocksource").await?.check("reading the clocksource")?;
+    let o = s
+        .exec("cat /sys/devices/system/clocksource/clocksource0/current_clocksource")
+        .await?
+        .check("reading the clocksource")?;
     Ok(o.stdout.trim().to_string())
 }
 

@@ -34,14 +34,27 @@ enum UndoAction {
 pub fn dm_commands(d: &DmDef) -> Result<(String, String)> {
     let name = &d.name;
     let dev = || {
-        d.device.clone().ok_or_else(|| anyhow::anyhow!("dm {name}: target {} needs a device", d.target.as_deref().unwrap_or("?")))
+        d.device.clone().ok_or_else(|| {
+            anyhow::anyhow!(
+                "dm {name}: target {} needs a device",
+                d.target.as_deref().unwrap_or("?")
+            )
+        })
     };
     let table = match (d.target.as_deref(), &d.table) {
-        (None, Some(t)) => format!("{t}"),
+        (None, Some(t)) => t.clone(),
         (Some("delay"), None) => {
             let dev = dev()?;
-            let r = d.read_ms.as_ref().map(|x| x.to_string()).unwrap_or_else(|| "0".into());
-            let w = d.write_ms.as_ref().map(|x| x.to_string()).unwrap_or_else(|| r.clone());
+            let r = d
+                .read_ms
+                .as_ref()
+                .map(|x| x.to_string())
+                .unwrap_or_else(|| "0".into());
+            let w = d
+                .write_ms
+                .as_ref()
+                .map(|x| x.to_string())
+                .unwrap_or_else(|| r.clone());
             format!("0 $(blockdev --getsz {dev}) delay {dev} 0 {r} {dev} 0 {w}")
         }
         (Some("linear"), None) => {
@@ -49,17 +62,26 @@ pub fn dm_commands(d: &DmDef) -> Result<(String, String)> {
             format!("0 $(blockdev --getsz {dev}) linear {dev} 0")
         }
         (Some("zero"), None) => {
-            let s = d.sectors.as_ref().map(|x| x.to_string()).unwrap_or_else(|| "2097152".into());
+            let s = d
+                .sectors
+                .as_ref()
+                .map(|x| x.to_string())
+                .unwrap_or_else(|| "2097152".into());
             format!("0 {s} zero")
         }
-        (Some(t), None) => bail!("dm {name}: unknown target '{t}' (delay, linear, zero, or give a raw table)"),
+        (Some(t), None) => {
+            bail!("dm {name}: unknown target '{t}' (delay, linear, zero, or give a raw table)")
+        }
         (Some(_), Some(_)) => bail!("dm {name}: give either target or table, not both"),
         (None, None) => bail!("dm {name}: needs a target or a table"),
     };
     let create = format!(
         "export DM_DISABLE_UDEV=1; dmsetup create {name} --table \"{table}\" && dmsetup mknodes {name} && test -b /dev/mapper/{name}"
     );
-    Ok((create, format!("export DM_DISABLE_UDEV=1; dmsetup remove {name}")))
+    Ok((
+        create,
+        format!("export DM_DISABLE_UDEV=1; dmsetup remove {name}"),
+    ))
 }
 
 fn describe(step: &SetupStep) -> String {
@@ -76,7 +98,11 @@ fn describe(step: &SetupStep) -> String {
 
 /// Run the steps in order. On failure, what was done so far is undone
 /// before the error returns.
-pub async fn apply(s: &Session, steps: &[SetupStep], kernel: Option<(u32, u32)>) -> Result<(Vec<StepRecord>, Undo)> {
+pub async fn apply(
+    s: &Session,
+    steps: &[SetupStep],
+    kernel: Option<(u32, u32)>,
+) -> Result<(Vec<StepRecord>, Undo)> {
     let mut undo = Undo::default();
     let mut records = Vec::new();
     for step in steps {
@@ -96,9 +122,19 @@ async fn shell(s: &Session, cmd: &str, what: &str) -> Result<f64> {
     Ok(o.secs)
 }
 
-async fn apply_one(s: &Session, step: &SetupStep, kernel: Option<(u32, u32)>, undo: &mut Undo) -> Result<StepRecord> {
+async fn apply_one(
+    s: &Session,
+    step: &SetupStep,
+    kernel: Option<(u32, u32)>,
+    undo: &mut Undo,
+) -> Result<StepRecord> {
     let what = describe(step);
-    let rec = |command: String, secs: f64, knob: Option<Knob>| StepRecord { step: what.clone(), command, secs, knob };
+    let rec = |command: String, secs: f64, knob: Option<Knob>| StepRecord {
+        step: what.clone(),
+        command,
+        secs,
+        knob,
+    };
     Ok(match step {
         SetupStep::Dm(d) => {
             let (create, remove) = dm_commands(d)?;
@@ -110,18 +146,31 @@ async fn apply_one(s: &Session, step: &SetupStep, kernel: Option<(u32, u32)>, un
             let start = std::time::Instant::now();
             let kn = knob::set(s, &k.path, &k.value.to_string(), kernel).await?;
             undo.0.push(UndoAction::Knob(kn.clone()));
-            rec(format!("echo {} > {}", k.value, k.path), start.elapsed().as_secs_f64(), Some(kn))
+            rec(
+                format!("echo {} > {}", k.value, k.path),
+                start.elapsed().as_secs_f64(),
+                Some(kn),
+            )
         }
         SetupStep::ModuleParam(m) => {
             let path = format!("/sys/module/{}/parameters/{}", m.module, m.param);
             let start = std::time::Instant::now();
             let w = s.exec(&format!("test -w {path}")).await?;
             if !w.ok() {
-                bail!("{path} is not writable at run time: set {}.{}={} on the kernel command line (boot.cmdline) instead", m.module, m.param, m.value);
+                bail!(
+                    "{path} is not writable at run time: set {}.{}={} on the kernel command line (boot.cmdline) instead",
+                    m.module,
+                    m.param,
+                    m.value
+                );
             }
             let kn = knob::set(s, &path, &m.value.to_string(), kernel).await?;
             undo.0.push(UndoAction::Knob(kn.clone()));
-            rec(format!("echo {} > {path}", m.value), start.elapsed().as_secs_f64(), Some(kn))
+            rec(
+                format!("echo {} > {path}", m.value),
+                start.elapsed().as_secs_f64(),
+                Some(kn),
+            )
         }
         SetupStep::NullBlk(n) => {
             let dir = format!("/sys/kernel/config/nullb/{}", n.name);
@@ -131,7 +180,9 @@ async fn apply_one(s: &Session, step: &SetupStep, kernel: Option<(u32, u32)>, un
             }
             cmd.push_str(&format!(" && echo 1 > {dir}/power"));
             let secs = shell(s, &cmd, &what).await?;
-            undo.0.push(UndoAction::Shell(format!("echo 0 > {dir}/power; rmdir {dir}")));
+            undo.0.push(UndoAction::Shell(format!(
+                "echo 0 > {dir}/power; rmdir {dir}"
+            )));
             rec(cmd, secs, None)
         }
         SetupStep::Mkfs(m) => {
@@ -141,9 +192,19 @@ async fn apply_one(s: &Session, step: &SetupStep, kernel: Option<(u32, u32)>, un
             rec(cmd, secs, None)
         }
         SetupStep::Mount(m) => {
-            let fs = m.fs.as_ref().map(|f| format!("-t {f} ")).unwrap_or_default();
-            let opts = if m.options.is_empty() { String::new() } else { format!("-o {} ", m.options) };
-            let cmd = format!("mkdir -p {} && mount {fs}{opts}{} {}", m.dir, m.device, m.dir);
+            let fs =
+                m.fs.as_ref()
+                    .map(|f| format!("-t {f} "))
+                    .unwrap_or_default();
+            let opts = if m.options.is_empty() {
+                String::new()
+            } else {
+                format!("-o {} ", m.options)
+            };
+            let cmd = format!(
+                "mkdir -p {} && mount {fs}{opts}{} {}",
+                m.dir, m.device, m.dir
+            );
             let secs = shell(s, &cmd, &what).await?;
             undo.0.push(UndoAction::Shell(format!("umount {}", m.dir)));
             rec(cmd, secs, None)
@@ -163,7 +224,10 @@ pub async fn teardown(s: &Session, undo: Undo) -> Result<()> {
     let mut first: Option<anyhow::Error> = None;
     for a in undo.0.into_iter().rev() {
         let r = match &a {
-            UndoAction::Shell(c) => s.exec(c).await.and_then(|o| o.check(&format!("teardown '{c}'")).map(|_| ())),
+            UndoAction::Shell(c) => s
+                .exec(c)
+                .await
+                .and_then(|o| o.check(&format!("teardown '{c}'")).map(|_| ())),
             UndoAction::Knob(k) => knob::restore(s, k).await,
         };
         if let Err(e) = r
@@ -196,18 +260,43 @@ mod tests {
     fn delay_tables_carry_separate_read_and_write_delays_and_make_the_node() {
         let (c, r) = dm_commands(&dm(Some("delay"))).unwrap();
         assert!(c.contains("delay /dev/nullb0 0 1 /dev/nullb0 0 5"), "{c}");
-        assert!(c.contains("DM_DISABLE_UDEV=1") && c.contains("dmsetup mknodes delayed") && c.contains("test -b /dev/mapper/delayed"), "{c}");
+        assert!(
+            c.contains("DM_DISABLE_UDEV=1")
+                && c.contains("dmsetup mknodes delayed")
+                && c.contains("test -b /dev/mapper/delayed"),
+            "{c}"
+        );
         assert!(r.ends_with("dmsetup remove delayed"));
     }
 
     #[test]
     fn zero_linear_raw_and_bad_tables() {
-        assert!(dm_commands(&dm(Some("zero"))).unwrap().0.contains("\"0 2097152 zero\""));
-        assert!(dm_commands(&dm(Some("linear"))).unwrap().0.contains("linear /dev/nullb0 0"));
+        assert!(
+            dm_commands(&dm(Some("zero")))
+                .unwrap()
+                .0
+                .contains("\"0 2097152 zero\"")
+        );
+        assert!(
+            dm_commands(&dm(Some("linear")))
+                .unwrap()
+                .0
+                .contains("linear /dev/nullb0 0")
+        );
         let mut raw = dm(None);
         raw.table = Some("0 8 zero".into());
-        assert!(dm_commands(&raw).unwrap().0.contains("--table \"0 8 zero\""));
-        assert!(dm_commands(&dm(Some("mirror"))).unwrap_err().to_string().contains("unknown target 'mirror'"));
+        assert!(
+            dm_commands(&raw)
+                .unwrap()
+                .0
+                .contains("--table \"0 8 zero\"")
+        );
+        assert!(
+            dm_commands(&dm(Some("mirror")))
+                .unwrap_err()
+                .to_string()
+                .contains("unknown target 'mirror'")
+        );
         assert!(dm_commands(&dm(None)).is_err());
     }
 }

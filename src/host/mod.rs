@@ -1,3 +1,4 @@
 //! The host lab runs on: its facts, its signals, the packages it needs.
 
+pub mod doctor;
 pub mod interrupt;

@@ -11,9 +11,32 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// Axis name → value, in axis order.
-#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
-#[serde(from = "BTreeMap<String, Scalar>")]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct AxisValues(pub Vec<(String, Scalar)>);
+
+// Read back in the order written: a report lists axes as the matrix did.
+impl<'de> Deserialize<'de> for AxisValues {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = AxisValues;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a mapping of axis names to values")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut m: A,
+            ) -> Result<AxisValues, A::Error> {
+                let mut v = Vec::new();
+                while let Some(e) = m.next_entry::<String, Scalar>()? {
+                    v.push(e);
+                }
+                Ok(AxisValues(v))
+            }
+        }
+        d.deserialize_map(Visit)
+    }
+}
 
 impl AxisValues {
     pub fn get(&self, name: &str) -> Option<&Scalar> {
@@ -43,12 +66,6 @@ impl AxisValues {
     }
 }
 
-impl From<BTreeMap<String, Scalar>> for AxisValues {
-    fn from(m: BTreeMap<String, Scalar>) -> Self {
-        AxisValues(m.into_iter().collect())
-    }
-}
-
 impl Serialize for AxisValues {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
@@ -60,7 +77,7 @@ impl Serialize for AxisValues {
     }
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct KernelSpec {
     /// e.g. `x86_64-hz100-after`
     pub id: String,
@@ -75,7 +92,7 @@ pub struct KernelSpec {
     pub base_kernel: Option<String>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct BootSpec {
     /// The kernel id, plus `@name=value,…` for boot axes.
     pub id: String,
@@ -94,7 +111,7 @@ pub struct BootSpec {
     pub ready_timeout: Option<u64>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CellSpec {
     /// The boot id, plus `:name=value,…` for run axes.
     pub id: String,
@@ -111,14 +128,14 @@ pub struct CellSpec {
 }
 
 /// One boot in the order the run performs them.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct ScheduledBoot {
     pub boot: String,
     /// Repetition, from 1.
     pub rep: u32,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Plan {
     pub matrix: String,
     pub kernels: Vec<KernelSpec>,

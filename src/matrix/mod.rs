@@ -5,10 +5,11 @@
 //! tested without a kernel in sight.
 
 mod arch;
-mod expand;
+pub mod expand;
 mod filter;
 pub mod fragments;
 pub mod schema;
+pub mod shard;
 pub mod template;
 
 pub use arch::Arch;

@@ -117,6 +117,20 @@ pub fn to_ns(value: f64, unit: &str) -> Option<f64> {
     Some(value * scale)
 }
 
+/// Whether two row keys are the same, as [`column_value`] matches them:
+/// as numbers when both are numbers (`1` and `1.0`), else as text.
+pub fn keys_match(a: &str, b: &str) -> bool {
+    same_key(a, b)
+}
+
+/// Whether two unit words name the same unit (`usec` and `us`).
+pub fn same_unit(a: &str, b: &str) -> bool {
+    match (canonical_unit(a.trim()), canonical_unit(b.trim())) {
+        (Some(x), Some(y)) => x.eq_ignore_ascii_case(&y),
+        _ => a.trim().eq_ignore_ascii_case(b.trim()),
+    }
+}
+
 /// What [`to_yaml`] writes for one table: rows on one line each, and
 /// empty fields left out.
 #[derive(Serialize)]

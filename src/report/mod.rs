@@ -1,4 +1,527 @@
 //! Reports: statistics, claims, and the renderers.
+//!
+//! A report is built from a stored run alone (manifest, cell records and
+//! fio's raw JSON) into a [`Report`]: a plain, serializable model that
+//! every format renders from. Building is the only step that reads
+//! files; rendering is pure, so `json` is the model itself and the other
+//! formats are views of it.
+//!
+//! - `text`: tables under 80 columns with provenance, for a mail reply;
+//! - `md`: Markdown with the full statistics (the run writes report.md);
+//! - `html`: one self-contained page with inline SVG plots;
+//! - `json`: the model, for machines;
+//! - `junit`: one test case per compared cell and metric, and per claim.
 
+mod build;
 pub mod claims;
+pub mod cmd;
+mod html;
+mod junit;
+mod numbers;
+mod plot;
 pub mod stats;
+#[doc(hidden)]
+pub mod testing;
+mod text;
+
+#[cfg(test)]
+mod tests;
+
+use crate::matrix::expand::AxisValues;
+use crate::results::{CellRecord, Manifest, RunDir};
+use anyhow::{Result, bail};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+pub use build::{build, build_compare};
+
+/// Output formats of `lab report` and `lab compare`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Markdown,
+    Html,
+    Text,
+    Json,
+    Junit,
+}
+
+impl Format {
+    pub const ALL: [Format; 5] = [
+        Format::Markdown,
+        Format::Html,
+        Format::Text,
+        Format::Json,
+        Format::Junit,
+    ];
+
+    pub fn parse(s: &str) -> Result<Format> {
+        Ok(match s.trim().to_ascii_lowercase().as_str() {
+            "md" | "markdown" => Format::Markdown,
+            "html" => Format::Html,
+            "text" | "txt" => Format::Text,
+            "json" => Format::Json,
+            "junit" | "xml" => Format::Junit,
+            other => bail!("unknown report format '{other}': use md, html, text, json or junit"),
+        })
+    }
+
+    /// `"junit,html"` → [Junit, Html], without repeats.
+    pub fn parse_list(s: &str) -> Result<Vec<Format>> {
+        let mut out = Vec::new();
+        for part in s.split(',').filter(|p| !p.trim().is_empty()) {
+            let f = Format::parse(part)?;
+            if !out.contains(&f) {
+                out.push(f);
+            }
+        }
+        if out.is_empty() {
+            bail!("no report format given: use md, html, text, json or junit");
+        }
+        Ok(out)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Markdown => "md",
+            Format::Html => "html",
+            Format::Text => "text",
+            Format::Json => "json",
+            Format::Junit => "junit",
+        }
+    }
+
+    /// The file a format is written to, after `report` or `compare-<id>`.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Format::Markdown => "md",
+            Format::Html => "html",
+            Format::Text => "txt",
+            Format::Json => "json",
+            Format::Junit => "junit.xml",
+        }
+    }
+}
+
+/// Whether a report covers one run or compares two.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ReportKind {
+    Run,
+    Compare,
+}
+
+/// Everything a report says, ready to render.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// Bumped when the model changes shape.
+    pub schema: u32,
+    pub kind: ReportKind,
+    pub title: String,
+    /// The run reported on; for a comparison, the new run (run-b).
+    pub run_id: String,
+    /// For a comparison: the baseline run (run-a).
+    pub baseline_run: Option<String>,
+    pub matrix: MatrixSummary,
+    pub settings: Settings,
+    pub metrics: Vec<MetricInfo>,
+    pub variants: Vec<VariantInfo>,
+    pub groups: Vec<Group>,
+    pub claims: Vec<ClaimCheck>,
+    pub aa_noise: Vec<AaNoise>,
+    pub completeness: Completeness,
+    pub provenance: Provenance,
+    /// For a comparison: the baseline run's provenance.
+    pub baseline_provenance: Option<Provenance>,
+    /// What kept the lab from checking something it should have.
+    pub problems: Vec<String>,
+    pub outcome: Outcome,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MatrixSummary {
+    pub name: String,
+    pub description: String,
+    pub path: String,
+    pub hash: String,
+    pub filter: Option<String>,
+    pub shard: Option<String>,
+}
+
+/// The rules the verdicts were made by.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Settings {
+    /// A change of medians within ± this fraction is `no change`.
+    pub noise: f64,
+    /// A coefficient of variation above this flags a cell.
+    pub max_cv: f64,
+    /// Mann-Whitney significance level.
+    pub alpha: f64,
+    /// Confidence level of every interval.
+    pub level: f64,
+    pub resamples: usize,
+    /// Base seed of the bootstrap; each cell and metric derives its own.
+    pub seed: u64,
+    /// Fewest repetitions per side for a verdict.
+    pub min_runs: usize,
+    pub baseline: String,
+    /// Metrics whose regressions fail CI.
+    pub gate: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MetricInfo {
+    pub name: String,
+    /// The unit values are stored in, e.g. `ns`.
+    pub unit: String,
+    /// The unit values are shown in, e.g. `ms`.
+    pub display_unit: String,
+    /// Stored value / scale = shown value.
+    pub scale: f64,
+    pub lower_is_better: bool,
+    pub gated: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct VariantInfo {
+    pub name: String,
+    pub baseline: bool,
+    /// Patch hashes, in order; None when no kernel build is recorded.
+    pub patches: Option<Vec<String>>,
+}
+
+/// Cells that differ only by variant (for a comparison: one cell id in
+/// both runs), with their statistics and comparisons.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Group {
+    /// The group's axes as a label, e.g. `arch=x86_64,hz=100,delay=1`.
+    pub id: String,
+    /// Kernel and boot axes, e.g. `arch=x86_64,hz=100`: one table each.
+    pub config: String,
+    /// Run axes, e.g. `delay=1`: one table row each.
+    pub run_key: String,
+    /// The run axes' names, e.g. `delay`.
+    pub run_axes: Vec<String>,
+    pub axes: AxisValues,
+    /// One per variant, the baseline first.
+    pub cells: Vec<CellSummary>,
+    pub comparisons: Vec<Comparison>,
+    /// Flags about the group as a whole, e.g. a claim made elsewhere.
+    pub flags: Vec<Flag>,
+    pub latency: Vec<LatencySeries>,
+}
+
+/// One cell (one variant of a group) over its repetitions.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CellSummary {
+    pub variant: String,
+    pub cell: String,
+    pub kernel: String,
+    pub arch: String,
+    pub reps_planned: Vec<u32>,
+    pub reps_done: Vec<u32>,
+    /// Failed and interrupted repetitions.
+    pub reps_failed: Vec<RepProblem>,
+    pub metrics: Vec<MetricStats>,
+    pub flags: Vec<Flag>,
+    pub clocksources: Vec<String>,
+    pub accels: Vec<String>,
+    /// Seconds the cell's repetitions took, together.
+    pub secs: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MetricStats {
+    pub metric: String,
+    /// Stored values of the finished repetitions, in rep order.
+    pub samples: Vec<f64>,
+    pub reps: Vec<u32>,
+    pub summary: Option<SummaryView>,
+    /// Bootstrap interval of the median at `settings.level`.
+    pub median_ci: Option<[f64; 2]>,
+}
+
+/// [`stats::Summary`], serializable.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SummaryView {
+    pub n: usize,
+    pub median: f64,
+    pub mean: f64,
+    pub sd: f64,
+    pub cv: f64,
+    pub min: f64,
+    pub max: f64,
+}
+
+/// One variant against the baseline, for one metric.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Comparison {
+    pub metric: String,
+    pub base_variant: String,
+    pub variant: String,
+    pub base_cell: String,
+    pub cell: String,
+    pub base_median: Option<f64>,
+    pub median: Option<f64>,
+    /// median / base median - 1.
+    pub change: Option<f64>,
+    pub change_ci: Option<[f64; 2]>,
+    pub mann_whitney_p: Option<f64>,
+    pub mann_whitney_exact: bool,
+    pub welch_p: Option<f64>,
+    /// better, worse, no change, or too few runs.
+    pub verdict: String,
+    pub gated: bool,
+    /// `worse` on a gated metric.
+    pub regression: bool,
+    pub flags: Vec<Flag>,
+}
+
+/// A reason to distrust a number. Shown wherever the number is.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Flag {
+    /// jiffies-clocksource, clock-event, clocksource-mismatch,
+    /// accel-mismatch, knob-ignored, host-load, high-cv,
+    /// claim-conditions, failed, missing, kernel-differs, or run (a flag
+    /// the run itself recorded).
+    pub kind: String,
+    pub message: String,
+    /// The metric it concerns, when only one.
+    pub metric: Option<String>,
+    /// The repetitions it was seen in; empty when it is about all.
+    pub reps: Vec<u32>,
+}
+
+/// fio's completion-latency percentiles, median across repetitions.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LatencySeries {
+    pub variant: String,
+    pub cell: String,
+    /// read, write or trim.
+    pub dir: String,
+    /// (percentile, ns), by percentile.
+    pub points: Vec<[f64; 2]>,
+    pub reps: usize,
+}
+
+/// A claimed number against the measured one.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ClaimCheck {
+    /// The claim's position in the matrix, from 1.
+    pub claim: usize,
+    pub from_variant: String,
+    pub subject: Option<String>,
+    pub message_id: Option<String>,
+    pub table: usize,
+    pub caption: Option<String>,
+    pub theoretical_max: Option<String>,
+    pub metric: String,
+    /// The unit the claimed and measured values are in.
+    pub unit: String,
+    pub tolerance: f64,
+    /// e.g. `arch=arm64, hz=100`.
+    pub conditions: String,
+    pub group: String,
+    pub config: String,
+    pub row_axis: String,
+    pub row_key: String,
+    pub column: String,
+    pub variant: String,
+    pub cell: Option<String>,
+    pub claimed: f64,
+    pub measured: Option<f64>,
+    /// measured / claimed.
+    pub ratio: Option<f64>,
+    /// reproduced, not reproduced, not comparable, or no data.
+    pub status: String,
+    pub reasons: Vec<String>,
+}
+
+/// The lab's own noise, from two variants with the same patches.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AaNoise {
+    pub variants: [String; 2],
+    pub metric: String,
+    pub cells: usize,
+    /// Median of |change| over the groups, as a fraction.
+    pub median_abs_change: f64,
+    pub max_abs_change: f64,
+    /// The largest |change| is above the noise threshold.
+    pub exceeds_noise: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Completeness {
+    /// Planned cell repetitions.
+    pub planned: usize,
+    /// Planned cell repetitions with a finished record.
+    pub done: usize,
+    /// Planned cell repetitions with no record at all.
+    pub missing: Vec<RepRef>,
+    /// Failed or interrupted cell repetitions.
+    pub failed: Vec<RepProblem>,
+    /// Boots that failed.
+    pub boot_errors: Vec<String>,
+}
+
+impl Completeness {
+    pub fn complete(&self) -> bool {
+        self.done >= self.planned
+            && self.missing.is_empty()
+            && self.failed.is_empty()
+            && self.boot_errors.is_empty()
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RepRef {
+    pub cell: String,
+    pub rep: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RepProblem {
+    pub cell: String,
+    pub rep: u32,
+    /// failed or interrupted.
+    pub status: String,
+    pub error: Option<String>,
+}
+
+/// Where the numbers came from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Provenance {
+    pub run_id: String,
+    pub created: String,
+    pub lab_version: String,
+    /// The lab that rendered the report.
+    pub report_lab_version: String,
+    pub kernels: Vec<KernelProvenance>,
+    pub sources: Vec<String>,
+    pub hz: Vec<String>,
+    pub arches: Vec<String>,
+    /// e.g. `QEMU emulator version 9.2.0 (tcg)`.
+    pub qemu: Vec<String>,
+    pub clocksources: Vec<String>,
+    pub repetitions: u32,
+    pub host: String,
+    pub host_cores: usize,
+    pub fio: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct KernelProvenance {
+    pub kernel: String,
+    pub variant: String,
+    pub arch: String,
+    pub source: String,
+    pub hz: Option<u32>,
+    pub patches: Vec<PatchProvenance>,
+    pub apply_method: String,
+    /// Hunks that needed fuzz, in words.
+    pub fuzzed: Vec<String>,
+    pub config_hash: String,
+    pub build_id: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PatchProvenance {
+    pub subject: String,
+    pub hash: String,
+    pub message_id: Option<String>,
+}
+
+/// What CI should make of the report.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Outcome {
+    /// 0: acceptable; 1: a regression or an unmet claim; 2: incomplete,
+    /// or the lab could not check something.
+    pub exit_code: i32,
+    pub regressions: Vec<String>,
+    pub unmet_claims: Vec<String>,
+    pub incomplete: Vec<String>,
+}
+
+/// Render a report in one format.
+pub fn render(report: &Report, format: Format) -> Result<String> {
+    match format {
+        Format::Json => Ok(serde_json::to_string_pretty(report)? + "\n"),
+        Format::Text => text::render_text(report),
+        Format::Markdown => text::render_markdown(report),
+        Format::Html => html::render(report),
+        Format::Junit => junit::render(report),
+    }
+}
+
+/// The exit code for CI: 2 when incomplete or the lab failed (it wins,
+/// as verdicts on a partial run are not final), 1 for a regression or an
+/// unmet claim, else 0.
+pub fn exit_code(report: &Report) -> i32 {
+    outcome_code(
+        !report.completeness.complete() || !report.problems.is_empty(),
+        report
+            .groups
+            .iter()
+            .any(|g| g.comparisons.iter().any(|c| c.regression)),
+        report
+            .claims
+            .iter()
+            .any(|c| c.status == build::NOT_REPRODUCED),
+    )
+}
+
+fn outcome_code(incomplete: bool, regression: bool, unmet: bool) -> i32 {
+    if incomplete {
+        2
+    } else if regression || unmet {
+        1
+    } else {
+        0
+    }
+}
+
+/// Build the report of a stored run and write report.md into it.
+pub fn write_markdown(run: &RunDir) -> Result<()> {
+    let manifest = run.read_manifest()?;
+    let cells = run.cells()?;
+    let report = build(&manifest, &cells, &run.path);
+    crate::util::atomic_write(
+        &run.path.join("report.md"),
+        render(&report, Format::Markdown)?.as_bytes(),
+    )
+}
+
+/// What `lab run` prints at its end: a before/after table per kernel
+/// configuration and metric, the flags under each, and what is missing.
+pub fn text_summary(report: &Report) -> String {
+    text::summary(report)
+}
+
+/// Load a run directory and build its report.
+pub fn load(run: &RunDir) -> Result<Report> {
+    let manifest: Manifest = run.read_manifest()?;
+    let cells: Vec<CellRecord> = run.cells()?;
+    Ok(build(&manifest, &cells, &run.path))
+}
+
+/// Load two runs and compare them, `a` as the baseline.
+pub fn load_compare(a: &RunDir, b: &RunDir) -> Result<Report> {
+    let (ma, ca) = (a.read_manifest()?, a.cells()?);
+    let (mb, cb) = (b.read_manifest()?, b.cells()?);
+    Ok(build_compare((&ma, &ca, &a.path), (&mb, &cb, &b.path)))
+}
+
+/// Render every format of a report in `dir`, as `<stem>.<extension>`.
+pub fn write_all(
+    report: &Report,
+    formats: &[Format],
+    dir: &Path,
+    stem: &str,
+) -> Result<Vec<std::path::PathBuf>> {
+    let mut written = Vec::new();
+    for &f in formats {
+        let path = dir.join(format!("{stem}.{}", f.extension()));
+        crate::util::atomic_write(&path, render(report, f)?.as_bytes())?;
+        written.push(path);
+    }
+    Ok(written)
+}

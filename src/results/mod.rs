@@ -1,1 +1,329 @@
-//! results
+//! The run store: `results/<run-id>/`, written so that nothing completed
+//! is ever lost.
+//!
+//! Layout:
+//! - `manifest.json`: provenance (matrix, lab version, host, kernels,
+//!   images, boots with their probes), rewritten after every boot;
+//! - `cells/<cell>/rep-<n>/cell.json`: one finished cell repetition,
+//!   written once, atomically, the moment it ends;
+//! - `cells/<cell>/rep-<n>/fio.json`: fio's raw output;
+//! - `boots/<boot>/rep-<n>/console.log`: the serial console;
+//! - `records.jsonl`: one line per cell, repetition and metric,
+//!   regenerated from the cell files (so it is never half-written).
+//!
+//! A cell repetition counts as done when its cell.json says so; resume
+//! runs whatever has no such file.
+
+pub mod host;
+pub mod merge;
+
+use crate::bench::Metric;
+use crate::guest::knob::Knob;
+use crate::guest::probe::Probes;
+use crate::guest::setup::StepRecord;
+use crate::kernel::KernelBuild;
+use crate::matrix::Plan;
+use crate::matrix::expand::AxisValues;
+use crate::matrix::schema::{ClaimDef, VerdictDef};
+use crate::vm::Accel;
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+pub const LAB_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct MatrixInfo {
+    pub path: String,
+    pub name: String,
+    pub description: String,
+    /// blake3 of the matrix file's bytes.
+    pub hash: String,
+    /// The file itself, so a report can show exactly what ran.
+    pub text: String,
+    pub filter: Option<String>,
+    /// `i/N` for a shard of a sharded run.
+    pub shard: Option<String>,
+    pub metrics: Vec<String>,
+    pub repetitions: u32,
+    pub interleave: bool,
+    pub timing: bool,
+    pub verdict: VerdictDef,
+    pub claims: Vec<ClaimDef>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ImageInfo {
+    pub arch: String,
+    pub sha256: String,
+    pub key: String,
+    pub packages: Vec<(String, String)>,
+}
+
+/// One boot of one kernel, for one repetition block.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct BootRecord {
+    pub boot: String,
+    pub rep: u32,
+    pub kernel: String,
+    pub variant: String,
+    pub arch: String,
+    pub accel: Accel,
+    pub accel_reason: String,
+    pub qemu_version: String,
+    pub qemu_command: Vec<String>,
+    /// Relative to the run directory.
+    pub console_log: String,
+    pub probes: Option<Probes>,
+    /// Launch to SSH ready.
+    pub ready_secs: Option<f64>,
+    pub started: String,
+    pub ending: Option<String>,
+    pub error: Option<String>,
+    /// Console lines about clocksources (e.g. "Marking TSC unstable").
+    pub clock_events: Vec<String>,
+}
+
+/// The patch mail tables claims are read from, per variant.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ClaimSource {
+    pub variant: String,
+    pub origin: String,
+    pub tables: Vec<crate::report::claims::ClaimTable>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Manifest {
+    pub lab_version: String,
+    pub run_id: String,
+    pub created: String,
+    pub matrix: MatrixInfo,
+    pub plan: Plan,
+    pub host: host::HostInfo,
+    pub kernels: BTreeMap<String, KernelBuild>,
+    pub images: BTreeMap<String, ImageInfo>,
+    pub boots: Vec<BootRecord>,
+    pub claim_sources: Vec<ClaimSource>,
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum CellStatus {
+    Done,
+    Failed,
+    Interrupted,
+}
+
+/// One cell, one repetition.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct CellRecord {
+    pub cell: String,
+    pub rep: u32,
+    pub boot: String,
+    pub kernel: String,
+    pub variant: String,
+    pub arch: String,
+    pub axes: AxisValues,
+    pub status: CellStatus,
+    pub error: Option<String>,
+    pub started: String,
+    pub secs: f64,
+    /// The host's 1, 5 and 15 minute load averages as the cell started.
+    pub host_load: [f64; 3],
+    pub host_cores: usize,
+    pub clocksource_before: String,
+    pub clocksource_after: String,
+    pub knobs: Vec<Knob>,
+    pub steps: Vec<StepRecord>,
+    pub metrics: Vec<Metric>,
+    /// fio's raw JSON, relative to the run directory.
+    pub fio_json: Option<String>,
+    /// Conditions that make this cell's numbers suspect, in words.
+    pub flags: Vec<String>,
+}
+
+/// One line of records.jsonl.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Record {
+    pub cell: String,
+    pub rep: u32,
+    pub kernel: String,
+    pub variant: String,
+    pub arch: String,
+    pub axes: AxisValues,
+    pub metric: String,
+    pub value: f64,
+    pub unit: String,
+}
+
+/// A set of (cell id, repetition) pairs.
+pub type CellReps = BTreeSet<(String, u32)>;
+
+/// A run directory.
+#[derive(Clone, Debug)]
+pub struct RunDir {
+    pub path: PathBuf,
+}
+
+/// Cell ids become directory names: keep them readable and safe.
+pub fn path_part(id: &str) -> String {
+    id.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._=,-@+".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+impl RunDir {
+    /// A new run directory under `root`, named after the matrix and the time.
+    pub fn create(root: &Path, matrix_name: &str) -> Result<RunDir> {
+        std::fs::create_dir_all(root).with_context(|| format!("creating {}", root.display()))?;
+        let stamp = chrono::Local::now().format("%Y%m%d-%H%M%S");
+        let mut id = format!("{matrix_name}-{stamp}");
+        let mut n = 1;
+        while root.join(&id).exists() {
+            n += 1;
+            id = format!("{matrix_name}-{stamp}-{n}");
+        }
+        let path = root.join(&id);
+        std::fs::create_dir(&path)?;
+        Ok(RunDir { path })
+    }
+
+    /// An existing run, by directory or by id under `root`.
+    pub fn open(root: &Path, id_or_path: &str) -> Result<RunDir> {
+        let direct = PathBuf::from(id_or_path);
+        let path = if direct.join("manifest.json").is_file() {
+            direct
+        } else {
+            root.join(id_or_path)
+        };
+        if !path.join("manifest.json").is_file() {
+            anyhow::bail!(
+                "no run '{id_or_path}': neither {} nor {} holds a manifest.json",
+                id_or_path,
+                path.display()
+            );
+        }
+        Ok(RunDir { path })
+    }
+
+    pub fn id(&self) -> String {
+        self.path
+            .file_name()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    }
+
+    pub fn manifest_path(&self) -> PathBuf {
+        self.path.join("manifest.json")
+    }
+
+    pub fn read_manifest(&self) -> Result<Manifest> {
+        crate::util::read_json(&self.manifest_path())
+    }
+
+    pub fn write_manifest(&self, m: &Manifest) -> Result<()> {
+        crate::util::atomic_write_json(&self.manifest_path(), m)
+    }
+
+    pub fn cell_dir(&self, cell: &str, rep: u32) -> PathBuf {
+        self.path
+            .join("cells")
+            .join(path_part(cell))
+            .join(format!("rep-{rep}"))
+    }
+
+    pub fn boot_dir(&self, boot: &str, rep: u32) -> PathBuf {
+        self.path
+            .join("boots")
+            .join(path_part(boot))
+            .join(format!("rep-{rep}"))
+    }
+
+    pub fn write_cell(&self, c: &CellRecord) -> Result<()> {
+        crate::util::atomic_write_json(&self.cell_dir(&c.cell, c.rep).join("cell.json"), c)
+    }
+
+    /// Every cell record in the run.
+    pub fn cells(&self) -> Result<Vec<CellRecord>> {
+        let mut out = Vec::new();
+        let root = self.path.join("cells");
+        let Ok(rd) = std::fs::read_dir(&root) else {
+            return Ok(out);
+        };
+        for cell in rd.flatten() {
+            for rep in std::fs::read_dir(cell.path())?.flatten() {
+                let f = rep.path().join("cell.json");
+                if f.is_file() {
+                    out.push(crate::util::read_json(&f)?);
+                }
+            }
+        }
+        out.sort_by(|a: &CellRecord, b: &CellRecord| (&a.cell, a.rep).cmp(&(&b.cell, b.rep)));
+        Ok(out)
+    }
+
+    /// (cell, rep) pairs that finished, and those that failed.
+    pub fn finished(&self) -> Result<(CellReps, CellReps)> {
+        let mut done = BTreeSet::new();
+        let mut failed = BTreeSet::new();
+        for c in self.cells()? {
+            match c.status {
+                CellStatus::Done => done.insert((c.cell, c.rep)),
+                CellStatus::Failed => failed.insert((c.cell, c.rep)),
+                CellStatus::Interrupted => false,
+            };
+        }
+        Ok((done, failed))
+    }
+
+    /// Rebuild records.jsonl from the cell files, atomically.
+    pub fn write_records(&self) -> Result<usize> {
+        let records = records_of(&self.cells()?);
+        let mut text = String::new();
+        for r in &records {
+            text.push_str(&serde_json::to_string(r)?);
+            text.push('\n');
+        }
+        crate::util::atomic_write(&self.path.join("records.jsonl"), text.as_bytes())?;
+        Ok(records.len())
+    }
+
+    pub fn records(&self) -> Result<Vec<Record>> {
+        let text = std::fs::read_to_string(self.path.join("records.jsonl")).unwrap_or_default();
+        text.lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| Ok(serde_json::from_str(l)?))
+            .collect()
+    }
+}
+
+/// The records of the cells that finished.
+pub fn records_of(cells: &[CellRecord]) -> Vec<Record> {
+    let mut out = Vec::new();
+    for c in cells.iter().filter(|c| c.status == CellStatus::Done) {
+        for m in &c.metrics {
+            out.push(Record {
+                cell: c.cell.clone(),
+                rep: c.rep,
+                kernel: c.kernel.clone(),
+                variant: c.variant.clone(),
+                arch: c.arch.clone(),
+                axes: c.axes.clone(),
+                metric: m.name.clone(),
+                value: m.value,
+                unit: m.unit.clone(),
+            });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;

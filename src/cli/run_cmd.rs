@@ -1,0 +1,71 @@
+//! `lab run`: the main job.
+
+use super::MatrixArgs;
+use crate::run::{RunOptions, run};
+use crate::vm::Accel;
+use anyhow::Result;
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(clap::Args, Clone, Debug)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub m: MatrixArgs,
+    /// Where run directories go.
+    #[arg(long, default_value = "results")]
+    pub results: PathBuf,
+    /// Continue an earlier run (its id or directory): only missing cells run.
+    #[arg(long)]
+    pub resume: Option<String>,
+    /// With --resume, run the failed cells again too.
+    #[arg(long)]
+    pub rerun_failed: bool,
+    /// VMs at once. More than one shares cores between timing cells.
+    #[arg(long, short = 'j', default_value_t = 1)]
+    pub jobs: usize,
+    /// Force the accelerator instead of probing.
+    #[arg(long, value_parser = parse_accel)]
+    pub accel: Option<Accel>,
+    /// Run shard i of N (whole kernels per shard): e.g. 2/4.
+    #[arg(long)]
+    pub shard: Option<String>,
+    /// Seconds from launch to SSH before a boot fails.
+    #[arg(long)]
+    pub ready_timeout: Option<u64>,
+    /// Seconds one cell may take before it fails and its boot is ended.
+    #[arg(long, default_value_t = 900)]
+    pub cell_timeout: u64,
+}
+
+pub fn parse_accel(s: &str) -> Result<Accel, String> {
+    match s {
+        "kvm" => Ok(Accel::Kvm),
+        "tcg" => Ok(Accel::Tcg),
+        _ => Err(format!("'{s}': use kvm or tcg")),
+    }
+}
+
+pub fn run_cmd(a: &RunArgs) -> Result<i32> {
+    let (matrix, plan) = super::load_plan(&a.m)?;
+    let plan = match &a.shard {
+        Some(s) => super::shard_plan(&plan, s)?,
+        None => plan,
+    };
+    let cache = crate::cache::Cache::open_default()?;
+    let events = super::ui::attach(crate::events::Events::silent());
+    let opts = RunOptions {
+        results_root: a.results.clone(),
+        resume: a.resume.clone(),
+        rerun_failed: a.rerun_failed,
+        jobs: a.jobs,
+        accel: a.accel,
+        mails: a.m.mail.clone(),
+        filter: a.m.filter.clone(),
+        shard: a.shard.clone(),
+        ready_timeout: a.ready_timeout.map(Duration::from_secs),
+        cell_timeout: Duration::from_secs(a.cell_timeout),
+    };
+    let rt = tokio::runtime::Runtime::new()?;
+    let dir = rt.block_on(run(&cache, &matrix, &plan, &opts, &events))?;
+    super::finish_run(&dir)
+}

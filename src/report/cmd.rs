@@ -1,0 +1,77 @@
+//! What `lab report`, `lab compare` and `lab claims extract` do; the
+//! command line in `cli::report_cmd` only forwards here.
+
+use super::{Format, Report};
+use crate::results::RunDir;
+use anyhow::{Context, Result};
+use std::io::Write;
+use std::path::Path;
+
+/// Render `report` in `formats`. Text alone, with no directory given,
+/// goes to `out`; otherwise each format is written to `dir` as
+/// `<stem>.<extension>` and the paths are listed on `out`.
+pub fn emit(
+    report: &Report,
+    formats: &[Format],
+    out_dir: Option<&Path>,
+    default_dir: &Path,
+    stem: &str,
+    out: &mut dyn Write,
+) -> Result<()> {
+    if formats == [Format::Text] && out_dir.is_none() {
+        out.write_all(super::render(report, Format::Text)?.as_bytes())?;
+        return Ok(());
+    }
+    let dir = out_dir.unwrap_or(default_dir);
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    for path in super::write_all(report, formats, dir, stem)? {
+        writeln!(out, "wrote {}", path.display())?;
+    }
+    Ok(())
+}
+
+/// `lab report <run>`: the exit code says whether CI should pass.
+pub fn report(
+    run: &str,
+    results_root: &Path,
+    formats: &str,
+    out_dir: Option<&Path>,
+    out: &mut dyn Write,
+) -> Result<i32> {
+    let formats = Format::parse_list(formats)?;
+    let dir = RunDir::open(results_root, run)?;
+    let report = super::load(&dir)?;
+    emit(&report, &formats, out_dir, &dir.path, "report", out)?;
+    Ok(super::exit_code(&report))
+}
+
+/// `lab compare <a> <b>`: `a` is the baseline; files go to `b`'s run
+/// directory as `compare-<a>.<extension>` unless told otherwise.
+pub fn compare(
+    a: &str,
+    b: &str,
+    results_root: &Path,
+    formats: &str,
+    out_dir: Option<&Path>,
+    out: &mut dyn Write,
+) -> Result<i32> {
+    let formats = Format::parse_list(formats)?;
+    let da = RunDir::open(results_root, a)?;
+    let db = RunDir::open(results_root, b)?;
+    let report = super::load_compare(&da, &db)?;
+    let stem = format!("compare-{}", crate::results::path_part(&da.id()));
+    emit(&report, &formats, out_dir, &db.path, &stem, out)?;
+    Ok(super::exit_code(&report))
+}
+
+/// `lab claims extract <mail>`: the tables of a mail as claims YAML.
+pub fn claims_extract(mail: &Path, out: &mut dyn Write) -> Result<i32> {
+    let raw = std::fs::read(mail).with_context(|| format!("reading {}", mail.display()))?;
+    let tables = super::claims::extract_from_bytes(&raw)?;
+    if tables.is_empty() {
+        eprintln!("no tables of numbers found in {}", mail.display());
+        return Ok(1);
+    }
+    out.write_all(super::claims::to_yaml(&tables).as_bytes())?;
+    Ok(0)
+}

@@ -1,0 +1,916 @@
+//! Plain text (for a mail reply: every line under 80 columns) and
+//! Markdown, both from minijinja templates over tables built here.
+
+use super::numbers as num;
+use super::{Flag, Group, MetricInfo, Report, ReportKind};
+use anyhow::Result;
+use comfy_table::presets::ASCII_MARKDOWN;
+use comfy_table::{CellAlignment, Table};
+use minijinja::value::Serde;
+use serde::Serialize;
+
+/// Longest line of the text format, so it survives a `> ` quote.
+pub const TEXT_WIDTH: usize = 79;
+
+pub(super) fn env() -> minijinja::Environment<'static> {
+    let mut env = minijinja::Environment::new();
+    env.set_syntax(
+        minijinja::syntax::SyntaxConfig::builder()
+            .trim_blocks(true)
+            .lstrip_blocks(true)
+            .keep_trailing_newline(true)
+            .build()
+            .expect("default delimiters"),
+    );
+    for (name, src) in [
+        ("report.txt", include_str!("templates/report.txt")),
+        ("report.md", include_str!("templates/report.md")),
+        ("report.html", include_str!("templates/report.html")),
+    ] {
+        env.add_template(name, src)
+            .expect("the report templates parse");
+    }
+    env
+}
+
+/// A column of a table: its header, whether it is numeric (right
+/// aligned), and when it may be left out to fit a width (higher first;
+/// 0 never).
+pub(super) struct Col {
+    pub header: String,
+    pub right: bool,
+    pub drop: u8,
+}
+
+fn col(header: impl Into<String>, right: bool, drop: u8) -> Col {
+    Col {
+        header: header.into(),
+        right,
+        drop,
+    }
+}
+
+fn render_table(
+    cols: &[Col],
+    headers: &[String],
+    rows: &[Vec<String>],
+    keep: &[bool],
+    escape: bool,
+) -> String {
+    let esc = |s: &str| {
+        if escape {
+            s.replace('|', "\\|")
+        } else {
+            s.to_string()
+        }
+    };
+    let pick = |r: &[String]| {
+        r.iter()
+            .zip(keep)
+            .filter(|(_, k)| **k)
+            .map(|(c, _)| esc(c))
+            .collect::<Vec<_>>()
+    };
+    let mut t = Table::new();
+    t.load_style(ASCII_MARKDOWN).force_no_tty();
+    t.set_header(pick(headers));
+    for r in rows {
+        t.add_row(pick(r));
+    }
+    let mut i = 0;
+    for (c, k) in cols.iter().zip(keep) {
+        if !*k {
+            continue;
+        }
+        if c.right
+            && let Some(column) = t.column_mut(i)
+        {
+            column.set_cell_alignment(CellAlignment::Right);
+        }
+        i += 1;
+    }
+    t.lines()
+        .map(|l| l.trim_end().to_string())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn width(s: &str) -> usize {
+    s.lines().map(|l| l.chars().count()).max().unwrap_or(0)
+}
+
+/// A table no wider than `max`: optional columns go first, then the
+/// longest cells (headers included) are shortened with `~`. Without a
+/// `max` the table is Markdown, with `|` escaped in cells.
+pub(super) fn fit_table(cols: &[Col], rows: &[Vec<String>], max: Option<usize>) -> String {
+    let mut keep = vec![true; cols.len()];
+    let mut headers: Vec<String> = cols.iter().map(|c| c.header.clone()).collect();
+    let mut out = render_table(cols, &headers, rows, &keep, max.is_none());
+    let Some(max) = max else { return out };
+    let mut levels: Vec<u8> = cols.iter().map(|c| c.drop).filter(|d| *d > 0).collect();
+    levels.sort_unstable_by(|a, b| b.cmp(a));
+    levels.dedup();
+    for level in levels {
+        if width(&out) <= max {
+            return out;
+        }
+        for (k, c) in keep.iter_mut().zip(cols) {
+            if c.drop == level {
+                *k = false;
+            }
+        }
+        out = render_table(cols, &headers, rows, &keep, false);
+    }
+    // Still too wide: shorten the widest column's longest cells.
+    let mut rows = rows.to_vec();
+    while width(&out) > max {
+        let over = width(&out) - max;
+        let len = |s: &String| s.chars().count();
+        let widest = (0..cols.len())
+            .filter(|c| keep[*c])
+            .map(|c| {
+                let w = rows
+                    .iter()
+                    .map(|r| len(&r[c]))
+                    .chain([len(&headers[c])])
+                    .max()
+                    .unwrap_or(0);
+                (c, w)
+            })
+            .max_by_key(|(_, w)| *w);
+        let Some((c, w)) = widest else { break };
+        if w <= 6 {
+            break;
+        }
+        let target = w.saturating_sub(over).max(6);
+        let cut = |s: &mut String| {
+            if s.chars().count() > target {
+                *s = format!("{}~", s.chars().take(target - 1).collect::<String>());
+            }
+        };
+        cut(&mut headers[c]);
+        for r in &mut rows {
+            cut(&mut r[c]);
+        }
+        out = render_table(cols, &headers, &rows, &keep, false);
+    }
+    out
+}
+
+/// Where the text of a `[3] note` or `key:   value` line starts, so a
+/// wrapped line continues under it.
+fn hanging_indent(line: &str) -> Option<usize> {
+    static HANG: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"^(\[\d+\] |[A-Za-z][\w./-]*:\s{2,})").expect("valid regex")
+    });
+    HANG.find(line).map(|m| line[..m.end()].chars().count())
+}
+
+/// Wrap every line longer than `max` at its last space that fits,
+/// continuing with four more spaces of indent; a word longer than a
+/// line is cut. Spacing inside the kept text is left alone.
+pub(super) fn wrap(text: &str, max: usize) -> String {
+    let mut out = String::new();
+    for line in text.lines() {
+        let indent = line.chars().take_while(|c| *c == ' ').count();
+        let hang = hanging_indent(line).unwrap_or(if indent >= 8 { indent } else { indent + 4 });
+        let cont = " ".repeat(hang.min(max / 2));
+        let mut rest: Vec<char> = line.chars().collect();
+        let mut first = true;
+        while rest.len() > max {
+            let lead = if first { indent } else { cont.len() };
+            let cut = (lead + 1..=max)
+                .rev()
+                .find(|&i| rest[i] == ' ')
+                .filter(|&i| rest[..i].iter().any(|c| *c != ' '));
+            let (head, tail) = match cut {
+                Some(i) => (rest[..i].to_vec(), rest[i + 1..].to_vec()),
+                None => (rest[..max].to_vec(), rest[max..].to_vec()),
+            };
+            let head: String = head.into_iter().collect();
+            out.push_str(head.trim_end());
+            out.push('\n');
+            let tail: String = tail.into_iter().collect();
+            rest = format!("{cont}{}", tail.trim_start()).chars().collect();
+            first = false;
+        }
+        let last: String = rest.into_iter().collect();
+        if first || !last.trim().is_empty() {
+            out.push_str(last.trim_end());
+            out.push('\n');
+        }
+    }
+    out
+}
+
+pub(super) fn shown(v: Option<f64>, m: &MetricInfo) -> String {
+    num::opt_value(v.map(|x| x / m.scale))
+}
+
+pub(super) fn shown_ci(ci: Option<[f64; 2]>, m: &MetricInfo) -> String {
+    match ci {
+        Some([a, b]) => format!("{}..{}", num::value(a / m.scale), num::value(b / m.scale)),
+        None => "-".into(),
+    }
+}
+
+/// Configurations in order, each with its groups.
+pub(super) fn by_config(r: &Report) -> Vec<(String, Vec<&Group>)> {
+    let mut out: Vec<(String, Vec<&Group>)> = Vec::new();
+    for g in &r.groups {
+        match out.iter_mut().find(|(c, _)| *c == g.config) {
+            Some((_, gs)) => gs.push(g),
+            None => out.push((g.config.clone(), vec![g])),
+        }
+    }
+    out
+}
+
+pub(super) fn flag_text(f: &Flag, who: Option<&str>) -> String {
+    let reps = num::reps(&f.reps);
+    let mut s = match who {
+        Some(w) => format!("{w}: {}", f.message),
+        None => f.message.clone(),
+    };
+    if !reps.is_empty() {
+        s.push_str(&format!(" ({reps})"));
+    }
+    s
+}
+
+/// Every flag that concerns one metric of one group, in words.
+pub(super) fn group_flags(g: &Group, metric: &str) -> Vec<String> {
+    let about = |f: &&Flag| f.metric.as_deref().is_none_or(|m| m == metric);
+    let mut out: Vec<String> = Vec::new();
+    let mut push = |s: String| {
+        if !out.contains(&s) {
+            out.push(s);
+        }
+    };
+    for f in g.flags.iter().filter(about) {
+        push(flag_text(f, None));
+    }
+    for c in &g.cells {
+        for f in c.flags.iter().filter(about) {
+            push(flag_text(f, Some(&c.variant)));
+        }
+    }
+    for c in g.comparisons.iter().filter(|c| c.metric == metric) {
+        for f in &c.flags {
+            push(flag_text(f, None));
+        }
+    }
+    out
+}
+
+/// Footnote numbers for flag texts, shared across one table.
+#[derive(Default)]
+pub(super) struct Notes(pub Vec<String>);
+
+impl Notes {
+    pub fn mark(&mut self, texts: &[String]) -> String {
+        texts
+            .iter()
+            .map(|t| {
+                let n = match self.0.iter().position(|x| x == t) {
+                    Some(i) => i + 1,
+                    None => {
+                        self.0.push(t.clone());
+                        self.0.len()
+                    }
+                };
+                n.to_string()
+            })
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    pub fn lines(&self) -> Vec<String> {
+        self.0
+            .iter()
+            .enumerate()
+            .map(|(i, t)| format!("[{}] {t}", i + 1))
+            .collect()
+    }
+}
+
+#[derive(Serialize)]
+struct TableView {
+    heading: String,
+    table: String,
+    notes: Vec<String>,
+}
+
+pub(super) fn key_header(groups: &[&Group]) -> String {
+    let names = groups
+        .iter()
+        .find(|g| !g.run_axes.is_empty())
+        .map(|g| g.run_axes.join(","))
+        .unwrap_or_default();
+    if names.is_empty() {
+        "cell".into()
+    } else {
+        names
+    }
+}
+
+pub(super) fn key_value(g: &Group) -> String {
+    if g.run_key.is_empty() {
+        return "-".into();
+    }
+    let vals: Vec<String> = g
+        .run_key
+        .split(',')
+        .map(|kv| kv.split_once('=').map_or(kv, |(_, v)| v).to_string())
+        .collect();
+    vals.join(",")
+}
+
+pub(super) fn metric_heading(m: &MetricInfo, config: &str) -> String {
+    let unit = if m.display_unit.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", m.display_unit)
+    };
+    let dir = if m.lower_is_better {
+        "lower is better"
+    } else {
+        "higher is better"
+    };
+    if config.is_empty() {
+        format!("{}{unit}, {dir}", m.name)
+    } else {
+        format!("{}{unit}, {dir}: {config}", m.name)
+    }
+}
+
+/// The before/after tables of the text format: one per configuration
+/// and metric, a row per run-axis value.
+fn comparison_tables(r: &Report, max: Option<usize>) -> Vec<TableView> {
+    let mut out = Vec::new();
+    let base = &r.settings.baseline;
+    let others: Vec<&String> = r
+        .variants
+        .iter()
+        .map(|v| &v.name)
+        .filter(|v| *v != base)
+        .collect();
+    for (config, groups) in by_config(r) {
+        for m in &r.metrics {
+            let mut notes = Notes::default();
+            let mut rows = Vec::new();
+            let key = key_header(&groups);
+            let median_of = |g: &Group, v: &str| {
+                g.cells
+                    .iter()
+                    .find(|c| c.variant == v)
+                    .and_then(|c| c.metrics.iter().find(|x| x.metric == m.name))
+                    .and_then(|x| x.summary.map(|s| s.median))
+            };
+            let cols: Vec<Col> = if others.is_empty() {
+                vec![
+                    col(key.clone(), false, 0),
+                    col("n", true, 2),
+                    col("median", true, 0),
+                    col("95% CI", true, 3),
+                    col("CV", true, 1),
+                    col("flags", false, 0),
+                ]
+            } else if others.len() == 1 {
+                vec![
+                    col(key.clone(), false, 0),
+                    col(base.clone(), true, 0),
+                    col(others[0].clone(), true, 0),
+                    col("change", true, 0),
+                    col("95% CI", true, 3),
+                    col("verdict", false, 0),
+                    col("flags", false, 0),
+                ]
+            } else {
+                vec![
+                    col(key.clone(), false, 0),
+                    col("variant", false, 0),
+                    col(base.clone(), true, 0),
+                    col("median", true, 0),
+                    col("change", true, 0),
+                    col("95% CI", true, 3),
+                    col("verdict", false, 0),
+                    col("flags", false, 0),
+                ]
+            };
+            for g in &groups {
+                let marks = notes.mark(&group_flags(g, &m.name));
+                if others.is_empty() {
+                    for c in &g.cells {
+                        let s = c.metrics.iter().find(|x| x.metric == m.name);
+                        let sm = s.and_then(|s| s.summary);
+                        rows.push(vec![
+                            key_value(g),
+                            sm.map(|s| s.n.to_string()).unwrap_or_else(|| "0".into()),
+                            shown(sm.map(|s| s.median), m),
+                            shown_ci(s.and_then(|s| s.median_ci), m),
+                            sm.map(|s| num::percent(s.cv)).unwrap_or_else(|| "-".into()),
+                            marks.clone(),
+                        ]);
+                    }
+                    continue;
+                }
+                let comps: Vec<_> = g
+                    .comparisons
+                    .iter()
+                    .filter(|c| c.metric == m.name)
+                    .collect();
+                if comps.is_empty() {
+                    // No comparison: show what there is.
+                    for c in &g.cells {
+                        let med = shown(median_of(g, &c.variant), m);
+                        let (b, n) = if &c.variant == base {
+                            (med, "-".into())
+                        } else {
+                            ("-".into(), med)
+                        };
+                        let mut row = vec![key_value(g)];
+                        if others.len() > 1 {
+                            row.push(c.variant.clone());
+                        }
+                        let why = if &c.variant == base {
+                            "no comparison"
+                        } else {
+                            "no baseline"
+                        };
+                        row.extend([b, n, "-".into(), "-".into(), why.into(), marks.clone()]);
+                        rows.push(row);
+                    }
+                    continue;
+                }
+                for c in comps {
+                    let mut row = vec![key_value(g)];
+                    if others.len() > 1 {
+                        row.push(c.variant.clone());
+                    }
+                    row.extend([
+                        shown(c.base_median, m),
+                        shown(c.median, m),
+                        num::opt_change(c.change),
+                        num::change_ci(c.change_ci),
+                        if c.regression {
+                            format!("{} (!)", c.verdict)
+                        } else {
+                            c.verdict.clone()
+                        },
+                        marks.clone(),
+                    ]);
+                    rows.push(row);
+                }
+            }
+            out.push(TableView {
+                heading: metric_heading(m, &config),
+                table: fit_table(&cols, &rows, max),
+                notes: notes.lines(),
+            });
+        }
+    }
+    out
+}
+
+/// A table with a class per row (better, worse, flagged) for HTML.
+pub(super) struct Rows {
+    pub cols: Vec<Col>,
+    pub rows: Vec<Vec<String>>,
+    pub classes: Vec<&'static str>,
+    pub notes: Notes,
+}
+
+/// Every cell of a configuration with its full statistics, for one metric.
+pub(super) fn detail_rows(r: &Report, groups: &[&Group], m: &MetricInfo) -> Rows {
+    let mut notes = Notes::default();
+    let cols = vec![
+        col(key_header(groups), false, 0),
+        col("variant", false, 0),
+        col("n", true, 0),
+        col("median", true, 0),
+        col("95% CI", true, 0),
+        col("mean", true, 0),
+        col("sd", true, 0),
+        col("CV", true, 0),
+        col("change", true, 0),
+        col("change 95% CI", true, 0),
+        col("p (MW)", true, 0),
+        col("p (Welch)", true, 0),
+        col("verdict", false, 0),
+        col("flags", false, 0),
+    ];
+    let mut rows = Vec::new();
+    let mut classes = Vec::new();
+    for g in groups {
+        let marks = notes.mark(&group_flags(g, &m.name));
+        for c in &g.cells {
+            let s = c.metrics.iter().find(|x| x.metric == m.name);
+            let sm = s.and_then(|s| s.summary);
+            let cmp = g
+                .comparisons
+                .iter()
+                .find(|x| x.metric == m.name && x.variant == c.variant);
+            let verdict = match cmp {
+                Some(x) => x.verdict.clone(),
+                None if c.variant == r.settings.baseline => "baseline".into(),
+                None => "-".into(),
+            };
+            classes.push(match cmp {
+                Some(x) if x.regression => "regression",
+                Some(x) if x.verdict == "worse" => "worse",
+                Some(x) if x.verdict == "better" => "better",
+                _ if !marks.is_empty() => "flagged",
+                _ => "",
+            });
+            rows.push(vec![
+                key_value(g),
+                c.variant.clone(),
+                sm.map(|s| s.n.to_string()).unwrap_or_else(|| "0".into()),
+                shown(sm.map(|s| s.median), m),
+                shown_ci(s.and_then(|s| s.median_ci), m),
+                shown(sm.map(|s| s.mean), m),
+                shown(sm.map(|s| s.sd), m),
+                sm.map(|s| num::percent(s.cv)).unwrap_or_else(|| "-".into()),
+                num::opt_change(cmp.and_then(|x| x.change)),
+                num::change_ci(cmp.and_then(|x| x.change_ci)),
+                num::p_value(cmp.and_then(|x| x.mann_whitney_p)),
+                num::p_value(cmp.and_then(|x| x.welch_p)),
+                verdict,
+                marks.clone(),
+            ]);
+        }
+    }
+    Rows {
+        cols,
+        rows,
+        classes,
+        notes,
+    }
+}
+
+/// The Markdown tables: every cell with its full statistics.
+fn detail_tables(r: &Report) -> Vec<TableView> {
+    let mut out = Vec::new();
+    for (config, groups) in by_config(r) {
+        for m in &r.metrics {
+            let mut t = detail_rows(r, &groups, m);
+            for (row, class) in t.rows.iter_mut().zip(&t.classes) {
+                if *class == "regression" {
+                    let v = row.len() - 2;
+                    row[v] = format!("**{}**", row[v]);
+                }
+            }
+            out.push(TableView {
+                heading: metric_heading(m, &config),
+                table: fit_table(&t.cols, &t.rows, None),
+                notes: t.notes.lines(),
+            });
+        }
+    }
+    out
+}
+
+#[derive(Serialize)]
+pub(super) struct ClaimView {
+    pub heading: String,
+    pub about: Vec<String>,
+    pub table: String,
+    pub notes: Vec<String>,
+}
+
+pub(super) struct ClaimRows {
+    pub heading: String,
+    pub about: Vec<String>,
+    pub rows: Rows,
+}
+
+/// One table per claim and configuration: claimed, measured and their
+/// ratio side by side.
+pub(super) fn claim_rows(r: &Report) -> Vec<ClaimRows> {
+    let mut out = Vec::new();
+    let mut keys: Vec<(usize, String)> = Vec::new();
+    for c in &r.claims {
+        let k = (c.claim, c.config.clone());
+        if !keys.contains(&k) {
+            keys.push(k);
+        }
+    }
+    for (n, config) in keys {
+        let rows_of: Vec<_> = r
+            .claims
+            .iter()
+            .filter(|c| c.claim == n && c.config == config)
+            .collect();
+        let first = rows_of[0];
+        let mut about = Vec::new();
+        let source = match &first.subject {
+            Some(s) => format!("\"{s}\""),
+            None => format!("the mail of {}", first.from_variant),
+        };
+        about.push(format!(
+            "From {source}, table {}: {} in {}, tolerance {}.",
+            first.table,
+            first.metric,
+            first.unit,
+            num::percent(first.tolerance)
+        ));
+        if !first.conditions.is_empty() {
+            about.push(format!("Claimed under: {}.", first.conditions));
+        }
+        if let Some(cap) = &first.caption {
+            about.push(format!("Caption: {cap}"));
+        }
+        if let Some(t) = &first.theoretical_max {
+            about.push(format!("Bound stated in the mail: {t}"));
+        }
+        let mut notes = Notes::default();
+        let cols = vec![
+            col(first.row_axis.clone(), false, 0),
+            col("variant", false, 0),
+            col(format!("claimed {}", first.unit), true, 0),
+            col(format!("measured {}", first.unit), true, 0),
+            col("ratio", true, 0),
+            col("status", false, 0),
+            col("notes", false, 0),
+        ];
+        let mut classes = Vec::new();
+        let rows: Vec<Vec<String>> = rows_of
+            .iter()
+            .map(|c| {
+                classes.push(match c.status.as_str() {
+                    super::build::REPRODUCED => "better",
+                    super::build::NOT_REPRODUCED => "regression",
+                    _ => "flagged",
+                });
+                vec![
+                    c.row_key.clone(),
+                    c.variant.clone(),
+                    num::value(c.claimed),
+                    num::opt_value(c.measured),
+                    num::ratio(c.ratio),
+                    c.status.clone(),
+                    notes.mark(&c.reasons),
+                ]
+            })
+            .collect();
+        let heading = if config.is_empty() {
+            format!("Claim {n}")
+        } else {
+            format!("Claim {n}: {config}")
+        };
+        out.push(ClaimRows {
+            heading,
+            about,
+            rows: Rows {
+                cols,
+                rows,
+                classes,
+                notes,
+            },
+        });
+    }
+    out
+}
+
+fn claim_tables(r: &Report, max: Option<usize>) -> Vec<ClaimView> {
+    claim_rows(r)
+        .into_iter()
+        .map(|c| ClaimView {
+            heading: c.heading,
+            about: c.about,
+            table: fit_table(&c.rows.cols, &c.rows.rows, max),
+            notes: c.rows.notes.lines(),
+        })
+        .collect()
+}
+
+pub(super) fn aa_lines(r: &Report) -> Vec<String> {
+    r.aa_noise
+        .iter()
+        .map(|a| {
+            let warn = if a.exceeds_noise {
+                format!(
+                    "; above the {} noise threshold, so verdicts near it are not reliable",
+                    num::percent(r.settings.noise)
+                )
+            } else {
+                String::new()
+            };
+            format!(
+                "A/A noise ({} vs {}, same patches), {}: median |change| {}, max {} over {} cells{warn}.",
+                a.variants[0],
+                a.variants[1],
+                a.metric,
+                num::percent(a.median_abs_change),
+                num::percent(a.max_abs_change),
+                a.cells
+            )
+        })
+        .collect()
+}
+
+pub(super) fn incomplete_lines(r: &Report) -> Vec<String> {
+    let c = &r.completeness;
+    let mut out = Vec::new();
+    if c.planned > 0 || c.done > 0 {
+        out.push(format!(
+            "{} of {} planned cell repetitions finished.",
+            c.done, c.planned
+        ));
+    }
+    for f in &c.failed {
+        let err = f
+            .error
+            .as_deref()
+            .map(|e| format!(": {}", e.lines().next().unwrap_or("").trim()))
+            .unwrap_or_default();
+        out.push(format!("{} rep {} {}{err}", f.cell, f.rep, f.status));
+    }
+    const LIST: usize = 20;
+    for m in c.missing.iter().take(LIST) {
+        out.push(format!("{} rep {}: no result", m.cell, m.rep));
+    }
+    if c.missing.len() > LIST {
+        out.push(format!(
+            "... and {} more cell repetitions with no result",
+            c.missing.len() - LIST
+        ));
+    }
+    out.extend(c.boot_errors.iter().cloned());
+    out.extend(r.problems.iter().map(|p| format!("problem: {p}")));
+    out
+}
+
+pub(super) fn outcome_line(r: &Report) -> String {
+    let o = &r.outcome;
+    let mut parts = Vec::new();
+    if o.exit_code == 2 {
+        parts.push("incomplete, so the verdicts are not final".to_string());
+    }
+    if !o.regressions.is_empty() {
+        parts.push(format!("{} regression(s)", o.regressions.len()));
+    }
+    if !o.unmet_claims.is_empty() {
+        parts.push(format!("{} unmet claim(s)", o.unmet_claims.len()));
+    }
+    if parts.is_empty() {
+        parts.push("acceptable: no regression, no unmet claim".into());
+    }
+    format!("Result: {} (exit {}).", parts.join("; "), o.exit_code)
+}
+
+pub(super) fn method_lines(r: &Report) -> Vec<String> {
+    let s = &r.settings;
+    let against = match r.kind {
+        ReportKind::Run => format!("Baseline: {}.", s.baseline),
+        ReportKind::Compare => format!(
+            "Run a ({}) is the baseline for run b ({}), cell by cell.",
+            r.baseline_run.as_deref().unwrap_or("?"),
+            r.run_id
+        ),
+    };
+    vec![
+        format!(
+            "{against} Values are medians over repetitions; change is the ratio of medians \
+             minus 1, with a {} bootstrap CI.",
+            num::percent(s.level)
+        ),
+        format!(
+            "Verdict: better or worse when |change| > {} and Mann-Whitney p < {} or the \
+             runs do not overlap; at least {} runs each, else \"too few runs\".",
+            num::percent(s.noise),
+            s.alpha,
+            s.min_runs
+        ),
+    ]
+}
+
+pub(super) fn provenance_lines(r: &Report) -> Vec<(String, String)> {
+    let p = &r.provenance;
+    let mut out = Vec::new();
+    let mut push = |k: &str, v: String| {
+        if !v.is_empty() {
+            out.push((k.to_string(), v));
+        }
+    };
+    push("kernel", p.sources.join("; "));
+    let mut patches: Vec<String> = Vec::new();
+    for k in &p.kernels {
+        for pa in &k.patches {
+            let line = format!(
+                "{}: {} (blake3 {})",
+                k.variant,
+                pa.subject,
+                &pa.hash[..pa.hash.len().min(12)]
+            );
+            if !patches.contains(&line) {
+                patches.push(line);
+            }
+        }
+        for f in &k.fuzzed {
+            let line = format!("{}: {f}", k.variant);
+            if !patches.contains(&line) {
+                patches.push(line);
+            }
+        }
+    }
+    if patches.is_empty() && !p.kernels.is_empty() {
+        patches.push("none".into());
+    }
+    for (i, l) in patches.into_iter().enumerate() {
+        push(if i == 0 { "patches" } else { "" }, l);
+    }
+    push("HZ", p.hz.join(", "));
+    push("arch", p.arches.join(", "));
+    push("QEMU", p.qemu.join("; "));
+    push("clocksource", p.clocksources.join(", "));
+    push("repetitions", p.repetitions.to_string());
+    push("fio", p.fio.join(", "));
+    push("host", p.host.clone());
+    let lab = if p.lab_version == p.report_lab_version {
+        format!("lab {}", p.lab_version)
+    } else {
+        format!(
+            "lab {} (run), {} (report)",
+            p.lab_version, p.report_lab_version
+        )
+    };
+    push("lab", lab);
+    push("run", format!("{} ({})", p.run_id, p.created));
+    if let Some(b) = &r.baseline_provenance {
+        push("baseline", format!("{} ({})", b.run_id, b.created));
+    }
+    out
+}
+
+fn context(r: &Report, tables: Vec<TableView>, claims: Vec<ClaimView>) -> minijinja::Value {
+    let provenance: Vec<String> = provenance_lines(r)
+        .into_iter()
+        .map(|(k, v)| {
+            if k.is_empty() {
+                format!("{:13}{v}", "")
+            } else {
+                format!("{:13}{v}", format!("{k}:"))
+            }
+        })
+        .collect();
+    minijinja::context! {
+        report => Serde(r),
+        title => r.title.clone(),
+        underline => "=".repeat(r.title.chars().count().min(TEXT_WIDTH)),
+        method => method_lines(r),
+        tables => Serde(tables),
+        claims => Serde(claims),
+        aa => aa_lines(r),
+        incomplete => incomplete_lines(r),
+        complete => r.completeness.complete() && r.problems.is_empty(),
+        outcome => outcome_line(r),
+        provenance => provenance,
+        provenance_pairs => Serde(provenance_lines(r)),
+    }
+}
+
+pub fn render_text(r: &Report) -> Result<String> {
+    let ctx = context(
+        r,
+        comparison_tables(r, Some(TEXT_WIDTH)),
+        claim_tables(r, Some(TEXT_WIDTH)),
+    );
+    let out = env().get_template("report.txt")?.render(ctx)?;
+    Ok(wrap(&out, TEXT_WIDTH))
+}
+
+pub fn render_markdown(r: &Report) -> Result<String> {
+    let ctx = context(r, detail_tables(r), claim_tables(r, None));
+    Ok(env().get_template("report.md")?.render(ctx)?)
+}
+
+/// The end-of-run summary: the before/after tables and what is missing.
+pub fn summary(r: &Report) -> String {
+    let mut out = String::new();
+    for t in comparison_tables(r, Some(TEXT_WIDTH)) {
+        out.push_str(&t.heading);
+        out.push('\n');
+        out.push_str(&t.table);
+        out.push('\n');
+        for n in &t.notes {
+            out.push_str(n);
+            out.push('\n');
+        }
+        out.push('\n');
+    }
+    for l in aa_lines(r) {
+        out.push_str(&l);
+        out.push('\n');
+    }
+    if !(r.completeness.complete() && r.problems.is_empty()) {
+        for l in incomplete_lines(r) {
+            out.push_str(&l);
+            out.push('\n');
+        }
+    }
+    out.push_str(&outcome_line(r));
+    out.push('\n');
+    wrap(&out, TEXT_WIDTH)
+}

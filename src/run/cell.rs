@@ -1,0 +1,190 @@
+//! One cell on a live boot: setup, workload, read-backs, teardown.
+
+use crate::bench::{self, Metric};
+use crate::guest::boot::Booted;
+use crate::guest::knob::KnobStatus;
+use crate::guest::{probe, setup};
+use crate::matrix::{CellSpec, Workload};
+use crate::results::{CellRecord, CellStatus, RunDir};
+use anyhow::{Context, Result};
+use std::time::Instant;
+
+/// What a cell's run produced, before it becomes a record.
+pub struct Outcome {
+    pub record: CellRecord,
+    /// The guest or QEMU failed: the boot cannot run more cells.
+    pub boot_dead: bool,
+}
+
+pub fn blank_record(cell: &CellSpec, rep: u32) -> CellRecord {
+    CellRecord {
+        cell: cell.id.clone(),
+        rep,
+        boot: cell.boot.clone(),
+        kernel: cell.kernel.clone(),
+        variant: cell.variant.clone(),
+        arch: cell.arch.to_string(),
+        axes: cell.axes.clone(),
+        status: CellStatus::Failed,
+        error: None,
+        started: crate::util::now_rfc3339(),
+        secs: 0.0,
+        host_load: crate::results::host::load_average(),
+        host_cores: crate::util::ncpus(),
+        clocksource_before: String::new(),
+        clocksource_after: String::new(),
+        knobs: vec![],
+        steps: vec![],
+        metrics: vec![],
+        fio_json: None,
+        flags: vec![],
+    }
+}
+
+pub async fn run(
+    b: &mut Booted,
+    run: &RunDir,
+    cell: &CellSpec,
+    rep: u32,
+    timing: bool,
+    timeout: std::time::Duration,
+) -> Outcome {
+    let mut rec = blank_record(cell, rep);
+    let start = Instant::now();
+    let clock_lines_before = b.vm.console.clock_lines.len();
+    let result = tokio::time::timeout(timeout, body(b, run, cell, rep, &mut rec)).await;
+    rec.secs = start.elapsed().as_secs_f64();
+    let mut boot_dead = false;
+    match result {
+        Ok(Ok(())) => rec.status = CellStatus::Done,
+        Ok(Err(e)) => {
+            if e.is::<crate::host::interrupt::Interrupted>()
+                || crate::host::interrupt::interrupted()
+            {
+                rec.status = CellStatus::Interrupted;
+                rec.error = Some("interrupted".into());
+            } else {
+                rec.error = Some(format!("{e:#}"));
+            }
+        }
+        Err(_) => {
+            rec.error = Some(format!("timed out after {} s", timeout.as_secs()));
+            boot_dead = true;
+        }
+    }
+    // A panic or oops during the cell makes its numbers worthless.
+    if let Err(e) = b.vm.check() {
+        rec.status = CellStatus::Failed;
+        rec.error = Some(format!("{e:#}"));
+        boot_dead = true;
+    }
+    flag(&mut rec, b, clock_lines_before, timing);
+    Outcome {
+        record: rec,
+        boot_dead,
+    }
+}
+
+async fn body(
+    b: &mut Booted,
+    run: &RunDir,
+    cell: &CellSpec,
+    rep: u32,
+    rec: &mut CellRecord,
+) -> Result<()> {
+    let kernel = crate::guest::knob::version_of(&b.probes.uname_r);
+    rec.clocksource_before = probe::clocksource(&b.ssh).await?;
+    let (steps, undo) = setup::apply(&b.ssh, &cell.setup, kernel).await?;
+    rec.knobs = steps.iter().filter_map(|s| s.knob.clone()).collect();
+    rec.steps = steps;
+    let dir = run.cell_dir(&cell.id, rep);
+    std::fs::create_dir_all(&dir)?;
+    let workload = workload(b, run, cell, &dir, rec).await;
+    rec.clocksource_after = probe::clocksource(&b.ssh).await.unwrap_or_default();
+    let teardown = setup::teardown(&b.ssh, undo).await;
+    rec.metrics = workload?;
+    if let Err(e) = teardown {
+        rec.flags.push(format!(
+            "teardown failed ({e:#}); later cells on this boot may not start clean"
+        ));
+    }
+    Ok(())
+}
+
+async fn workload(
+    b: &Booted,
+    run: &RunDir,
+    cell: &CellSpec,
+    dir: &std::path::Path,
+    rec: &mut CellRecord,
+) -> Result<Vec<Metric>> {
+    match &cell.workload {
+        None => Ok(vec![]),
+        Some(Workload::Fio(def)) => {
+            let cmd: Vec<String> = bench::fio::command(def)
+                .iter()
+                .map(|a| crate::util::shell_quote(a))
+                .collect();
+            let out = b.ssh.exec(&cmd.join(" ")).await?;
+            let raw = dir.join("fio.json");
+            crate::util::atomic_write(&raw, out.stdout.as_bytes())?;
+            rec.fio_json = Some(
+                raw.strip_prefix(&run.path)
+                    .unwrap_or(&raw)
+                    .display()
+                    .to_string(),
+            );
+            let out = out.check("fio")?;
+            let json = bench::fio::parse_output(&out.stdout).context("fio output")?;
+            bench::fio::metrics(&json)
+        }
+        Some(Workload::Command(def)) => {
+            let out = b.ssh.exec(&def.run).await?;
+            crate::util::atomic_write(&dir.join("output.txt"), out.stdout.as_bytes())?;
+            let out = out.check(&def.run)?;
+            bench::command_metrics(def, &out.stdout)
+        }
+    }
+}
+
+/// Conditions that make a cell's timing suspect. They are recorded with
+/// the cell; the report shows them and never drops them.
+fn flag(rec: &mut CellRecord, b: &Booted, clock_lines_before: usize, timing: bool) {
+    for (when, cs) in [
+        ("before", &rec.clocksource_before),
+        ("after", &rec.clocksource_after),
+    ] {
+        if probe::is_jiffies(cs) {
+            rec.flags.push(format!(
+                "guest clocksource {when} the cell was {cs}: time advances once per tick"
+            ));
+        }
+    }
+    if !rec.clocksource_before.is_empty()
+        && !rec.clocksource_after.is_empty()
+        && rec.clocksource_before != rec.clocksource_after
+    {
+        rec.flags.push(format!(
+            "guest clocksource changed during the cell: {} -> {}",
+            rec.clocksource_before, rec.clocksource_after
+        ));
+    }
+    for line in b.vm.console.clock_lines.iter().skip(clock_lines_before) {
+        if line.contains("unstable") {
+            rec.flags.push(format!("console during the cell: {line}"));
+        }
+    }
+    for k in rec.knobs.iter().filter(|k| k.status == KnobStatus::Ignored) {
+        rec.flags.push(format!(
+            "knob {} ignored: {}",
+            k.path,
+            k.reason.clone().unwrap_or_default()
+        ));
+    }
+    if timing && rec.host_load[0] > rec.host_cores as f64 {
+        rec.flags.push(format!(
+            "host load {:.2} above its {} cores when the cell started",
+            rec.host_load[0], rec.host_cores
+        ));
+    }
+}

@@ -1,0 +1,527 @@
+//! `lab run`: the whole pipeline for a plan. Builds kernels and images,
+//! boots each kernel once per repetition block, runs its cells in
+//! order, and records each cell the moment it ends.
+//!
+//! This is the runner; it emits events and writes the run store. What a
+//! person sees is drawn from those by the UI and the report.
+
+pub mod cell;
+
+use crate::cache::Cache;
+use crate::events::Events;
+use crate::guest::boot::{self, Booted};
+use crate::kernel::{BuildOptions, KernelBuild};
+use crate::matrix::{Arch, Matrix, Plan, ScheduledBoot};
+use crate::results::{
+    BootRecord, CellStatus, ClaimSource, ImageInfo, Manifest, MatrixInfo, RunDir,
+};
+use crate::vm::{Accel, BootConfig};
+use anyhow::{Context, Result, bail};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::time::Duration;
+
+pub struct RunOptions {
+    pub results_root: PathBuf,
+    /// Continue this run instead of starting a new one.
+    pub resume: Option<String>,
+    /// With resume: run failed cells again too.
+    pub rerun_failed: bool,
+    /// VMs at once.
+    pub jobs: usize,
+    pub accel: Option<Accel>,
+    pub mails: Vec<PathBuf>,
+    pub filter: Option<String>,
+    pub shard: Option<String>,
+    pub ready_timeout: Option<Duration>,
+    pub cell_timeout: Duration,
+}
+
+/// Everything a boot needs, prepared once per run.
+struct Prepared {
+    kernels: BTreeMap<String, KernelBuild>,
+    initrd: BTreeMap<Arch, PathBuf>,
+    accel: BTreeMap<Arch, crate::vm::accel::Choice>,
+    keys: crate::guest::keys::Keys,
+}
+
+pub async fn run(
+    cache: &Cache,
+    matrix: &Matrix,
+    plan: &Plan,
+    opts: &RunOptions,
+    events: &Events,
+) -> Result<RunDir> {
+    let (run, mut manifest, plan) = open_run(matrix, plan, opts)?;
+    events.note(format!("run {} in {}", run.id(), run.path.display()));
+    if opts.jobs > 1 && matrix.timing {
+        let per_vm = plan
+            .boots
+            .iter()
+            .map(|b| b.cpus as usize)
+            .max()
+            .unwrap_or(1);
+        if opts.jobs * per_vm + 1 > crate::util::ncpus() {
+            events.warn(format!(
+                "--jobs {} runs timing cells in parallel VMs on a {}-core host: they will share cores, and a loaded guest can lose its TSC and fall back to jiffies",
+                opts.jobs,
+                crate::util::ncpus()
+            ));
+        }
+    }
+
+    let prepared = prepare(cache, matrix, &plan, opts, events, &mut manifest).await?;
+    run.write_manifest(&manifest)?;
+
+    let (done, failed) = run.finished()?;
+    let pending = |cell: &str, rep: u32| {
+        let k = (cell.to_string(), rep);
+        !done.contains(&k) && (opts.rerun_failed || !failed.contains(&k))
+    };
+    let work: Vec<&ScheduledBoot> = plan
+        .schedule
+        .iter()
+        .filter(|s| plan.cells_of_boot(&s.boot).any(|c| pending(&c.id, s.rep)))
+        .collect();
+    let total_cells: usize = work
+        .iter()
+        .map(|s| {
+            plan.cells_of_boot(&s.boot)
+                .filter(|c| pending(&c.id, s.rep))
+                .count()
+        })
+        .sum();
+    let skipped = plan.cells.len() * plan.repetitions as usize - total_cells;
+    if skipped > 0 {
+        events.note(format!("{skipped} cell repetition(s) already recorded; running the {total_cells} that are missing"));
+    }
+    events.started("cells", "cells", Some(total_cells as u64));
+    let counter = Mutex::new(0u64);
+    let manifest = Mutex::new(manifest);
+    let ctx = BootCtx {
+        run: &run,
+        plan: &plan,
+        matrix,
+        opts,
+        prepared: &prepared,
+        events,
+        counter: &counter,
+        manifest: &manifest,
+        pending: &pending,
+    };
+    use futures::StreamExt;
+    let results: Vec<Result<()>> = futures::stream::iter(work.iter().map(|s| ctx.run_boot(s)))
+        .buffered(opts.jobs.max(1))
+        .collect()
+        .await;
+    let manifest = manifest.into_inner().unwrap();
+    run.write_manifest(&manifest)?;
+    let n = run.write_records()?;
+    events.finished("cells", true, false, 0.0, format!("{n} records"));
+    for r in results {
+        r?;
+    }
+    crate::host::interrupt::check()?;
+    Ok(run)
+}
+
+fn open_run(matrix: &Matrix, plan: &Plan, opts: &RunOptions) -> Result<(RunDir, Manifest, Plan)> {
+    let hash = crate::util::hash_bytes(matrix.text.as_bytes());
+    if let Some(id) = &opts.resume {
+        let run = RunDir::open(&opts.results_root, id)?;
+        let m = run.read_manifest()?;
+        if m.matrix.hash != hash {
+            bail!(
+                "{} changed since run {} started (matrix hash {} then, {} now); resume needs the same matrix, or start a new run",
+                matrix.path.display(),
+                run.id(),
+                &m.matrix.hash[..12],
+                &hash[..12]
+            );
+        }
+        if m.matrix.filter != opts.filter || m.matrix.shard != opts.shard {
+            bail!(
+                "run {} was started with --filter {:?} --shard {:?}; resume it with the same selection",
+                run.id(),
+                m.matrix.filter.clone().unwrap_or_default(),
+                m.matrix.shard.clone().unwrap_or_default()
+            );
+        }
+        let plan = m.plan.clone();
+        return Ok((run, m, plan));
+    }
+    let run = RunDir::create(&opts.results_root, &matrix.name)?;
+    let m = Manifest {
+        lab_version: crate::results::LAB_VERSION.to_string(),
+        run_id: run.id(),
+        created: crate::util::now_rfc3339(),
+        matrix: MatrixInfo {
+            path: matrix.path.display().to_string(),
+            name: matrix.name.clone(),
+            description: matrix.description.clone(),
+            hash,
+            text: matrix.text.clone(),
+            filter: opts.filter.clone(),
+            shard: opts.shard.clone(),
+            metrics: matrix.metrics.clone(),
+            repetitions: matrix.repetitions,
+            interleave: matrix.interleave,
+            timing: matrix.timing,
+            verdict: matrix.verdict.clone(),
+            claims: matrix.claims.clone(),
+        },
+        plan: plan.clone(),
+        host: crate::results::host::HostInfo::read(),
+        kernels: BTreeMap::new(),
+        images: BTreeMap::new(),
+        boots: vec![],
+        claim_sources: vec![],
+    };
+    run.write_manifest(&m)?;
+    Ok((run, m, plan.clone()))
+}
+
+async fn prepare(
+    cache: &Cache,
+    matrix: &Matrix,
+    plan: &Plan,
+    opts: &RunOptions,
+    events: &Events,
+    manifest: &mut Manifest,
+) -> Result<Prepared> {
+    // Kernels first: a patch that does not apply should stop the run
+    // before anything boots.
+    let bopts = BuildOptions {
+        mails: opts.mails.clone(),
+        jobs: crate::util::ncpus(),
+    };
+    let (built, failed) = {
+        let (c, m, k, e) = (
+            cache.clone(),
+            matrix.clone(),
+            plan.kernels.clone(),
+            events.clone(),
+        );
+        tokio::task::spawn_blocking(move || crate::kernel::build_all(&c, &m, &k, &bopts, &e))
+            .await?
+    };
+    crate::host::interrupt::check()?;
+    if let Some((id, e)) = failed.into_iter().next() {
+        return Err(e.context(format!("kernel {id}")));
+    }
+    let kernels: BTreeMap<String, KernelBuild> =
+        built.into_iter().map(|b| (b.kernel.clone(), b)).collect();
+    manifest.kernels = kernels.clone();
+    manifest.claim_sources = claim_sources(matrix, &opts.mails);
+
+    let keys = boot::instance_keys(cache)?;
+    let mut initrd = BTreeMap::new();
+    let mut accel = BTreeMap::new();
+    let arches: BTreeSet<Arch> = plan.boots.iter().map(|b| b.arch).collect();
+    for arch in arches {
+        let img = {
+            let (c, e) = (cache.clone(), events.clone());
+            tokio::task::spawn_blocking(move || crate::image::build(&c, arch, None, false, &e))
+                .await??
+        };
+        manifest.images.insert(
+            arch.to_string(),
+            ImageInfo {
+                arch: arch.to_string(),
+                sha256: img.sha256.clone(),
+                key: img.key.0.clone(),
+                packages: img.packages.clone(),
+            },
+        );
+        initrd.insert(arch, boot::initrd(cache, &img.path, &keys)?);
+        let kernel = plan
+            .boots
+            .iter()
+            .find(|b| b.arch == arch)
+            .and_then(|b| kernels.get(&b.kernel))
+            .context("a kernel for the arch")?;
+        let choice = crate::vm::accel::choose(arch, opts.accel, &kernel.image, cache).await?;
+        events.note(format!(
+            "{arch}: accelerator {} ({})",
+            choice.accel, choice.reason
+        ));
+        accel.insert(arch, choice);
+    }
+    Ok(Prepared {
+        kernels,
+        initrd,
+        accel,
+        keys,
+    })
+}
+
+/// The tables of the patch mails that claims refer to. Read once, at the
+/// start, so the report later needs nothing but the run directory.
+fn claim_sources(matrix: &Matrix, mails: &[PathBuf]) -> Vec<ClaimSource> {
+    let mut out = Vec::new();
+    for c in &matrix.claims {
+        if out
+            .iter()
+            .any(|s: &ClaimSource| s.variant == c.from_variant)
+        {
+            continue;
+        }
+        let Some(v) = matrix.variant(&c.from_variant) else {
+            continue;
+        };
+        for p in &v.patches {
+            let files: Vec<PathBuf> = match p {
+                crate::matrix::schema::PatchDef::Mail { mail } => vec![PathBuf::from(mail)],
+                crate::matrix::schema::PatchDef::MessageId { message_id } => {
+                    let id = message_id.trim_matches(['<', '>']);
+                    mails
+                        .iter()
+                        .filter(|m| std::fs::read_to_string(m).is_ok_and(|t| t.contains(id)))
+                        .cloned()
+                        .collect()
+                }
+                crate::matrix::schema::PatchDef::Diff { .. } => vec![],
+            };
+            for f in files {
+                if let Ok(bytes) = std::fs::read(&f)
+                    && let Ok(tables) = crate::report::claims::extract_from_bytes(&bytes)
+                {
+                    out.push(ClaimSource {
+                        variant: v.name.clone(),
+                        origin: f.display().to_string(),
+                        tables,
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+struct BootCtx<'a, P: Fn(&str, u32) -> bool> {
+    run: &'a RunDir,
+    plan: &'a Plan,
+    matrix: &'a Matrix,
+    opts: &'a RunOptions,
+    prepared: &'a Prepared,
+    events: &'a Events,
+    counter: &'a Mutex<u64>,
+    manifest: &'a Mutex<Manifest>,
+    pending: &'a P,
+}
+
+impl<P: Fn(&str, u32) -> bool> BootCtx<'_, P> {
+    async fn run_boot(&self, s: &ScheduledBoot) -> Result<()> {
+        if crate::host::interrupt::interrupted() {
+            return Ok(());
+        }
+        let spec = self.plan.boot(&s.boot).context("scheduled boot in plan")?;
+        let cells: Vec<_> = self
+            .plan
+            .cells_of_boot(&s.boot)
+            .filter(|c| (self.pending)(&c.id, s.rep))
+            .collect();
+        let kernel = &self.prepared.kernels[&spec.kernel];
+        let choice = &self.prepared.accel[&spec.arch];
+        let cfg = BootConfig {
+            arch: spec.arch,
+            kernel: kernel.image.clone(),
+            initrd: self.prepared.initrd[&spec.arch].clone(),
+            cpus: spec.cpus,
+            memory: spec.memory,
+            accel: choice.accel,
+            null_blk: spec.null_blk.clone(),
+            nvme: spec.nvme.clone(),
+            cmdline: spec.cmdline.clone(),
+        };
+        let dir = self.run.boot_dir(&s.boot, s.rep);
+        let deadline = self
+            .opts
+            .ready_timeout
+            .or(spec.ready_timeout.map(Duration::from_secs))
+            .unwrap_or_else(|| boot::default_deadline(&cfg));
+        let ev = format!("boot {} #{}", s.boot, s.rep);
+        self.events.started(
+            &ev,
+            &format!("booting {} (rep {}, {})", s.boot, s.rep, cfg.accel),
+            None,
+        );
+        let mut record = BootRecord {
+            boot: s.boot.clone(),
+            rep: s.rep,
+            kernel: spec.kernel.clone(),
+            variant: spec.variant.clone(),
+            arch: spec.arch.to_string(),
+            accel: cfg.accel,
+            accel_reason: choice.reason.clone(),
+            qemu_version: String::new(),
+            qemu_command: vec![],
+            console_log: dir
+                .join("console.log")
+                .strip_prefix(&self.run.path)
+                .unwrap_or(&dir)
+                .display()
+                .to_string(),
+            probes: None,
+            ready_secs: None,
+            started: crate::util::now_rfc3339(),
+            ending: None,
+            error: None,
+            clock_events: vec![],
+        };
+        let booted = boot::boot(&cfg, &dir, &self.prepared.keys, deadline)
+            .await
+            .and_then(|b| verify_boot(b, kernel));
+        let mut booted = match booted {
+            Ok(b) => b,
+            Err(e) => {
+                let msg = format!("{e:#}");
+                self.events
+                    .finished(&ev, false, false, 0.0, first_line(&msg));
+                record.error = Some(msg.clone());
+                self.fail_cells(&cells, s.rep, &format!("the boot failed: {msg}"))?;
+                self.push_boot(record)?;
+                return Ok(());
+            }
+        };
+        record.qemu_version = booted.vm.qemu_version.clone();
+        record.qemu_command = booted.vm.command.clone();
+        record.ready_secs = Some(booted.ready_secs);
+        record.probes = Some(booted.probes.clone());
+        self.events.finished(
+            &ev,
+            true,
+            false,
+            booted.ready_secs,
+            format!(
+                "ready; clocksource {} of [{}], HZ {}",
+                booted.probes.clocksource,
+                booted.probes.available_clocksources.join(" "),
+                booted
+                    .probes
+                    .hz_config
+                    .map(|h| h.to_string())
+                    .unwrap_or("?".into())
+            ),
+        );
+        let mut dead: Option<String> = None;
+        for c in &cells {
+            if let Some(why) = &dead {
+                self.fail_cells(std::slice::from_ref(c), s.rep, why)?;
+                continue;
+            }
+            if crate::host::interrupt::interrupted() {
+                break;
+            }
+            let out = cell::run(
+                &mut booted,
+                self.run,
+                c,
+                s.rep,
+                self.matrix.timing,
+                self.opts.cell_timeout,
+            )
+            .await;
+            self.run.write_cell(&out.record)?;
+            self.run.write_records()?;
+            let n = {
+                let mut g = self.counter.lock().unwrap();
+                *g += 1;
+                *g
+            };
+            self.events.count("cells", &summary(&out.record), n);
+            for f in &out.record.flags {
+                self.events.warn(format!("{} rep {}: {f}", c.id, s.rep));
+            }
+            if out.boot_dead {
+                dead = Some(format!(
+                    "not run: the boot died during {}: {}",
+                    c.id,
+                    first_line(out.record.error.as_deref().unwrap_or(""))
+                ));
+            }
+        }
+        booted.vm.console.scan();
+        record.clock_events = booted.vm.console.clock_lines.clone();
+        let ending = booted.shutdown().await;
+        record.ending = Some(ending.how);
+        self.push_boot(record)
+    }
+
+    fn fail_cells(&self, cells: &[&crate::matrix::CellSpec], rep: u32, why: &str) -> Result<()> {
+        for c in cells {
+            let mut r = cell::blank_record(c, rep);
+            r.status = CellStatus::Failed;
+            r.error = Some(why.to_string());
+            self.run.write_cell(&r)?;
+            self.events
+                .warn(format!("{} rep {rep}: {}", c.id, first_line(why)));
+        }
+        Ok(())
+    }
+
+    fn push_boot(&self, r: BootRecord) -> Result<()> {
+        let mut m = self.manifest.lock().unwrap();
+        m.boots.retain(|b| !(b.boot == r.boot && b.rep == r.rep));
+        m.boots.push(r);
+        self.run.write_manifest(&m)
+    }
+}
+
+/// The guest must run the kernel lab built: same build id, same HZ.
+fn verify_boot(b: Booted, k: &KernelBuild) -> Result<Booted> {
+    if let (Some(want), Some(got)) = (&k.build_id, &b.probes.build_id)
+        && want != got
+    {
+        bail!(
+            "the guest runs build id {got}, but lab built {want} for {}",
+            k.kernel
+        );
+    }
+    if let (Some(want), Some(got)) = (k.hz, b.probes.hz_config)
+        && want != got
+    {
+        bail!(
+            "the guest reports CONFIG_HZ={got}, but {} was built with HZ={want}",
+            k.kernel
+        );
+    }
+    Ok(b)
+}
+
+fn summary(r: &crate::results::CellRecord) -> String {
+    match r.status {
+        CellStatus::Done => {
+            let m = r
+                .metrics
+                .iter()
+                .find(|m| m.name.ends_with("lat_mean"))
+                .or(r.metrics.first());
+            match m {
+                Some(m) if m.unit == "ns" => format!(
+                    "{} rep {}: {} {:.3} ms",
+                    r.cell,
+                    r.rep,
+                    m.name,
+                    m.value / 1e6
+                ),
+                Some(m) => format!(
+                    "{} rep {}: {} {:.1} {}",
+                    r.cell, r.rep, m.name, m.value, m.unit
+                ),
+                None => format!("{} rep {}: done", r.cell, r.rep),
+            }
+        }
+        _ => format!(
+            "{} rep {}: {}",
+            r.cell,
+            r.rep,
+            first_line(r.error.as_deref().unwrap_or("failed"))
+        ),
+    }
+}
+
+fn first_line(s: &str) -> String {
+    s.lines().next().unwrap_or("").to_string()
+}

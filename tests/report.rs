@@ -1,0 +1,169 @@
+//! `lab report` over stored run directories, through the public API.
+//!
+//! [`check_run`] loads any run directory, renders every format and checks
+//! what must hold for every run: text under 80 columns, a self-contained
+//! HTML page, JUnit that is well-formed XML with standard attributes, a
+//! JSON model that reads back, and an exit code that agrees with the
+//! model. A stored real run needs only a test calling it, e.g.
+//!
+//! ```ignore
+//! #[test]
+//! fn stored_dm_delay_run() {
+//!     let r = check_run(&data("runs/dm-delay-20261101-120000"));
+//!     assert_eq!(exit_code(&r), 0);
+//! }
+//! ```
+
+use lab::report::{Format, Report, exit_code, render, testing};
+use lab::results::RunDir;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+#[allow(dead_code)]
+fn data(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(rel)
+}
+
+/// Every format of a run's report, with the checks every run must pass.
+fn render_all(dir: &Path) -> (Report, BTreeMap<&'static str, String>) {
+    let run = RunDir::open(Path::new("/nonexistent"), &dir.display().to_string()).unwrap();
+    let report = lab::report::load(&run).unwrap();
+    let out = Format::ALL
+        .iter()
+        .map(|f| (f.name(), render(&report, *f).unwrap()))
+        .collect();
+    (report, out)
+}
+
+fn check_run(dir: &Path) -> Report {
+    let (report, out) = render_all(dir);
+
+    let text = &out["text"];
+    for line in text.lines() {
+        assert!(line.chars().count() < 80, "text line too long: {line}");
+    }
+
+    let html = &out["html"];
+    assert!(html.contains("<svg"));
+    for bad in ["src=\"http", "<link", "<script src", "href=\"http"] {
+        assert!(!html.contains(bad), "HTML refers outside itself: {bad}");
+    }
+
+    let xml = &out["junit"];
+    check_junit(xml);
+    assert_eq!(
+        xml.matches("<failure").count(),
+        report.outcome.regressions.len() + report.outcome.unmet_claims.len()
+    );
+
+    let back: Report = serde_json::from_str(&out["json"]).unwrap();
+    assert_eq!(back.groups.len(), report.groups.len());
+    assert_eq!(exit_code(&back), exit_code(&report));
+    assert_eq!(report.outcome.exit_code, exit_code(&report));
+
+    assert!(out["md"].starts_with("# "));
+    report
+}
+
+/// Well-formed, and only the attributes JUnit schemas agree on.
+fn check_junit(xml: &str) {
+    let allowed: &[(&str, &[&str])] = &[
+        (
+            "testsuites",
+            &["name", "tests", "failures", "errors", "time"],
+        ),
+        (
+            "testsuite",
+            &["name", "tests", "failures", "errors", "time"],
+        ),
+        ("testcase", &["name", "classname", "time"]),
+        ("failure", &["message", "type"]),
+        ("error", &["message", "type"]),
+    ];
+    let mut stack: Vec<String> = Vec::new();
+    let mut rest = xml;
+    while let Some(i) = rest.find('<') {
+        rest = &rest[i + 1..];
+        let end = rest.find('>').expect("unclosed tag");
+        let tag = &rest[..end];
+        rest = &rest[end + 1..];
+        if tag.starts_with('?') || tag.starts_with('!') {
+            continue;
+        }
+        if let Some(closing) = tag.strip_prefix('/') {
+            assert_eq!(stack.pop().as_deref(), Some(closing.trim()));
+            continue;
+        }
+        let name: String = tag
+            .chars()
+            .take_while(|c| !c.is_whitespace() && *c != '/')
+            .collect();
+        let (_, attrs) = allowed
+            .iter()
+            .find(|(n, _)| *n == name)
+            .unwrap_or_else(|| panic!("unexpected element <{name}>"));
+        for attr in tag
+            .split('"')
+            .step_by(2)
+            .filter_map(|p| p.trim().strip_suffix('='))
+        {
+            let attr = attr.split_whitespace().last().unwrap_or(attr);
+            assert!(attrs.contains(&attr), "<{name}> has attribute {attr}");
+        }
+        if !tag.ends_with('/') {
+            stack.push(name);
+        }
+    }
+    assert!(stack.is_empty(), "unclosed {stack:?}");
+    // xmllint, when installed, checks it as XML too.
+    if let Ok(out) = std::process::Command::new("xmllint")
+        .args(["--noout", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write;
+            child.stdin.take().unwrap().write_all(xml.as_bytes())?;
+            child.wait_with_output()
+        })
+    {
+        assert!(
+            out.status.success(),
+            "xmllint: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+#[test]
+fn synthetic_dm_delay_run() {
+    let d = tempfile::tempdir().unwrap();
+    let run = testing::write(d.path(), &testing::before_after(3).unwrap()).unwrap();
+    let r = check_run(&run.path);
+    assert_eq!(exit_code(&r), 0);
+    let verdicts: Vec<&str> = r
+        .groups
+        .iter()
+        .map(|g| g.comparisons[0].verdict.as_str())
+        .collect();
+    assert_eq!(verdicts, ["better", "better", "better", "no change"]);
+}
+
+#[test]
+fn synthetic_regression_fails_ci() {
+    let d = tempfile::tempdir().unwrap();
+    let mut s = testing::before_after(3).unwrap();
+    for c in s
+        .cells
+        .iter_mut()
+        .filter(|c| c.variant == "after" && c.cell.ends_with("delay=20"))
+    {
+        c.metrics[0].value = 26e6 + f64::from(c.rep);
+    }
+    let run = testing::write(d.path(), &s).unwrap();
+    let r = check_run(&run.path);
+    assert_eq!(exit_code(&r), 1);
+}

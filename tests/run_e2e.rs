@@ -1,0 +1,203 @@
+//! End to end: `lab run` builds, boots, runs fio through dm-delay and
+//! stores results, with the real binary, kernel, QEMU, SSH and fio.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// Timing runs must not share the two cores with another VM.
+static ONE_VM: Mutex<()> = Mutex::new(());
+
+fn lab(args: &[&str], results: &Path) -> std::process::Output {
+    Command::new(common::lab_bin())
+        .args(args)
+        .arg("--results")
+        .arg(results)
+        .arg("--mail")
+        .arg(common::shared_mail())
+        .output()
+        .unwrap()
+}
+
+fn only_run(results: &Path) -> lab::results::RunDir {
+    let dirs: Vec<_> = std::fs::read_dir(results)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().join("manifest.json").is_file())
+        .collect();
+    assert_eq!(dirs.len(), 1, "expected one run in {}", results.display());
+    lab::results::RunDir {
+        path: dirs[0].path(),
+    }
+}
+
+fn mean_ms(run: &lab::results::RunDir, variant: &str) -> f64 {
+    let v: Vec<f64> = run
+        .records()
+        .unwrap()
+        .iter()
+        .filter(|r| r.variant == variant && r.metric == "write.lat_mean")
+        .map(|r| r.value / 1e6)
+        .collect();
+    assert!(!v.is_empty(), "no records for {variant}");
+    v.iter().sum::<f64>() / v.len() as f64
+}
+
+#[test]
+fn dm_delay_one_ms_before_and_after_the_patch() {
+    let _one = ONE_VM.lock().unwrap_or_else(|e| e.into_inner());
+    common::small_kernels();
+    let results = tempfile::tempdir().unwrap();
+    let m = common::repo().join("tests/data/matrices/small.yaml");
+    let out = lab(&["run", m.to_str().unwrap()], results.path());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "lab run failed:\n{stderr}\n{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let run = only_run(results.path());
+    let before = mean_ms(&run, "before");
+    let after = mean_ms(&run, "after");
+    eprintln!("1 ms delay at HZ=100: before {before:.2} ms, after {after:.2} ms");
+    // Unpatched, a 1 ms delay waits for the next 10 ms tick.
+    assert!(before > 7.0, "before: {before:.2} ms");
+    // Patched, it is about the requested delay.
+    assert!(after < 2.0 && after < before / 3.0, "after: {after:.2} ms");
+
+    let manifest = run.read_manifest().unwrap();
+    assert_eq!(manifest.boots.len(), 2);
+    for b in &manifest.boots {
+        let p = b.probes.as_ref().expect("probes stored with the boot");
+        assert!(!p.clocksource.is_empty());
+        assert!(
+            !p.clocksource.contains("jiffies"),
+            "boot {} ran on {}",
+            b.boot,
+            p.clocksource
+        );
+        assert_eq!(p.hz_config, Some(100));
+        assert!(
+            b.qemu_version.starts_with(|c: char| c.is_ascii_digit()),
+            "{}",
+            b.qemu_version
+        );
+        assert_eq!(b.ending.as_deref(), Some("qmp-quit"));
+        assert!(run.path.join(&b.console_log).is_file());
+    }
+    let after_k = &manifest.kernels["x86_64-hz100-after"];
+    assert_eq!(after_k.fuzzed.len(), 1);
+    assert!(manifest.host.cores > 0);
+    for c in run.cells().unwrap() {
+        let fio = run.path.join(c.fio_json.as_deref().unwrap());
+        assert!(fio.is_file(), "raw fio output kept");
+        assert!(
+            c.flags.iter().all(|f| !f.contains("jiffies")),
+            "{:?}",
+            c.flags
+        );
+    }
+}
+
+/// Interrupt a run after its first cell, resume it, and compare with an
+/// uninterrupted run of the same matrix.
+#[test]
+fn an_interrupted_run_resumes_without_rerunning_finished_cells() {
+    let _one = ONE_VM.lock().unwrap_or_else(|e| e.into_inner());
+    common::small_kernels();
+    let dir = tempfile::tempdir().unwrap();
+    let m = dir.path().join("resume.yaml");
+    let text =
+        std::fs::read_to_string(common::repo().join("tests/data/matrices/small.yaml")).unwrap();
+    std::fs::write(
+        &m,
+        text.replace("delay: [1]", "delay: [1, 2]")
+            .replace("number_ios: 200", "number_ios: 50"),
+    )
+    .unwrap();
+    // The matrix moved: its kconfigs are found through the built-in copies.
+    let results = dir.path().join("results");
+
+    let mut child = Command::new(common::lab_bin())
+        .args(["run", m.to_str().unwrap(), "--results"])
+        .arg(&results)
+        .arg("--mail")
+        .arg(common::shared_mail())
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    loop {
+        let done = std::fs::read_dir(&results)
+            .ok()
+            .and_then(|mut rd| rd.next())
+            .and_then(|e| e.ok())
+            .map(|e| {
+                lab::results::RunDir { path: e.path() }
+                    .cells()
+                    .unwrap_or_default()
+                    .len()
+            })
+            .unwrap_or(0);
+        if done >= 1 {
+            break;
+        }
+        assert!(t.elapsed() < Duration::from_secs(600), "no cell finished");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = child.wait().unwrap();
+    assert!(!status.success());
+    let run = only_run(&results);
+    let finished: Vec<_> = run
+        .cells()
+        .unwrap()
+        .into_iter()
+        .filter(|c| c.status == lab::results::CellStatus::Done)
+        .collect();
+    assert!(
+        !finished.is_empty() && finished.len() < 4,
+        "{} cells finished before the interrupt",
+        finished.len()
+    );
+    let stamps: Vec<String> = finished.iter().map(|c| c.started.clone()).collect();
+
+    let id = run.id();
+    let out = lab(&["run", m.to_str().unwrap(), "--resume", &id], &results);
+    assert!(
+        out.status.success(),
+        "resume failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let cells = run.cells().unwrap();
+    assert_eq!(cells.len(), 4);
+    assert!(
+        cells
+            .iter()
+            .all(|c| c.status == lab::results::CellStatus::Done)
+    );
+    // The cells that finished before the interrupt were not run again.
+    for s in &stamps {
+        assert!(
+            cells.iter().any(|c| &c.started == s),
+            "cell started at {s} was rerun"
+        );
+    }
+    let resumed = run.records().unwrap();
+
+    let fresh = dir.path().join("fresh");
+    let out = lab(&["run", m.to_str().unwrap()], &fresh);
+    assert!(out.status.success());
+    let straight = only_run(&fresh).records().unwrap();
+    let key = |r: &lab::results::Record| (r.cell.clone(), r.rep, r.metric.clone());
+    let mut a: Vec<_> = resumed.iter().map(key).collect();
+    let mut b: Vec<_> = straight.iter().map(key).collect();
+    a.sort();
+    b.sort();
+    assert_eq!(
+        a, b,
+        "the resumed run has the same cells and records as an uninterrupted one"
+    );
+}

@@ -9,16 +9,14 @@ use lab::matrix::Arch;
 use lab::vm::BootConfig;
 use std::time::{Duration, Instant};
 
-fn config(initrd: std::path::PathBuf) -> BootConfig {
-    let k = common::kernel(&common::small_kernels(), "x86_64-hz100-before");
-    let rt_accel = tokio::runtime::Runtime::new().unwrap();
-    let accel = rt_accel
-        .block_on(lab::vm::accel::choose(
-            Arch::X86_64,
-            None,
-            &k.image,
-            &common::cache(),
-        ))
+async fn config(initrd: std::path::PathBuf) -> BootConfig {
+    let k = tokio::task::spawn_blocking(|| {
+        common::kernel(&common::small_kernels(), "x86_64-hz100-before")
+    })
+    .await
+    .unwrap();
+    let accel = lab::vm::accel::choose(Arch::X86_64, None, &k.image, &common::cache())
+        .await
         .unwrap()
         .accel;
     BootConfig {
@@ -58,7 +56,7 @@ async fn up(cfg: &BootConfig, keys: &Keys, dir: &std::path::Path) -> Booted {
 #[tokio::test(flavor = "multi_thread")]
 async fn boots_and_runs_commands_over_one_ssh_session_then_quits_over_qmp() {
     let keys = keys();
-    let cfg = config(lab_initrd(&keys));
+    let cfg = config(lab_initrd(&keys)).await;
     let dir = tempfile::tempdir().unwrap();
     let b = up(&cfg, &keys, dir.path()).await;
     eprintln!("ready in {:.2} s, probes {:?}", b.ready_secs, b.probes);
@@ -120,7 +118,7 @@ async fn boots_and_runs_commands_over_one_ssh_session_then_quits_over_qmp() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_panicking_init_fails_the_boot_fast_with_the_panic_text() {
     let keys = keys();
-    let mut cfg = config(lab_initrd(&keys));
+    let mut cfg = config(lab_initrd(&keys)).await;
     // /bin/false as init exits at once: "Attempted to kill init!"
     cfg.cmdline = "rdinit=/bin/false".into();
     let dir = tempfile::tempdir().unwrap();
@@ -141,7 +139,7 @@ async fn a_guest_with_another_host_key_is_refused() {
     let impostor = Keys::load_or_create(other.path()).unwrap();
     let mine = keys();
     // The guest gets the impostor's host key; lab pins its own.
-    let cfg = config(lab_initrd(&impostor));
+    let cfg = config(lab_initrd(&impostor)).await;
     let dir = tempfile::tempdir().unwrap();
     let err = match boot::boot(&cfg, dir.path(), &mine, Duration::from_secs(120)).await {
         Ok(_) => panic!("lab talked to a guest with the wrong host key"),

@@ -165,11 +165,25 @@ fn an_interrupted_run_resumes_without_rerunning_finished_cells() {
     let stamps: Vec<String> = finished.iter().map(|c| c.started.clone()).collect();
 
     let id = run.id();
+    let keys = |r: &lab::results::RunDir| {
+        r.read_manifest()
+            .unwrap()
+            .kernels
+            .values()
+            .map(|k| k.key.clone())
+            .collect::<Vec<_>>()
+    };
+    let kernels_before = keys(&run);
     let out = lab(&["run", m.to_str().unwrap(), "--resume", &id], &results);
     assert!(
         out.status.success(),
         "resume failed:\n{}",
         String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        keys(&run),
+        kernels_before,
+        "the resumed run booted other kernels"
     );
     let cells = run.cells().unwrap();
     assert_eq!(cells.len(), 4);
@@ -199,5 +213,94 @@ fn an_interrupted_run_resumes_without_rerunning_finished_cells() {
     assert_eq!(
         a, b,
         "the resumed run has the same cells and records as an uninterrupted one"
+    );
+}
+
+/// Two shards of an A/A matrix (two kernels, one per shard), merged,
+/// report the same cells and record counts as one unsharded run.
+#[test]
+fn a_two_shard_run_merged_equals_an_unsharded_run() {
+    let _one = ONE_VM.lock().unwrap_or_else(|e| e.into_inner());
+    common::build_matrix(&common::repo().join("tests/data/matrices/aa.yaml"), None);
+    let dir = tempfile::tempdir().unwrap();
+    let m = dir.path().join("aa1.yaml");
+    let text = std::fs::read_to_string(common::repo().join("tests/data/matrices/aa.yaml")).unwrap();
+    std::fs::write(
+        &m,
+        text.replace("repetitions: 3", "repetitions: 1")
+            .replace("delay: [1, 5]", "delay: [1]"),
+    )
+    .unwrap();
+    let m = m.to_str().unwrap();
+
+    let whole = dir.path().join("whole");
+    let out = lab(&["run", m], &whole);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for i in 1..=2 {
+        let shard = format!("{i}/2");
+        let out = lab(
+            &["run", m, "--shard", &shard],
+            &dir.path().join(format!("shard-{i}")),
+        );
+        assert!(
+            out.status.success(),
+            "shard {shard}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let merged = dir.path().join("merged");
+    let out = Command::new(common::lab_bin())
+        .args(["merge"])
+        .arg(dir.path().join("shard-1"))
+        .arg(dir.path().join("shard-2"))
+        .arg("--out")
+        .arg(&merged)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "merge: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let whole = only_run(&whole);
+    let merged = lab::results::RunDir { path: merged };
+    let cells = |r: &lab::results::RunDir| {
+        let mut v: Vec<_> = r
+            .cells()
+            .unwrap()
+            .into_iter()
+            .map(|c| (c.cell, c.rep, c.status))
+            .collect();
+        v.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
+        v
+    };
+    assert_eq!(cells(&merged), cells(&whole));
+    assert_eq!(cells(&merged).len(), 2);
+    assert_eq!(
+        merged.records().unwrap().len(),
+        whole.records().unwrap().len()
+    );
+    // The merged run reports like any other.
+    let report = Command::new(common::lab_bin())
+        .args(["report"])
+        .arg(&merged.path)
+        .args(["--format", "text"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&report.stdout);
+    assert!(
+        text.contains("x86_64-hz100") || text.contains("hz=100"),
+        "{text}"
+    );
+    assert_eq!(
+        report.status.code(),
+        Some(0),
+        "{text}\n{}",
+        String::from_utf8_lossy(&report.stderr)
     );
 }

@@ -128,3 +128,101 @@ pub fn metrics(json: &Value) -> Result<Vec<Metric>> {
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn captured(name: &str) -> Value {
+        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/fio")
+            .join(name);
+        parse_output(&std::fs::read_to_string(&p).unwrap()).unwrap()
+    }
+
+    fn get(ms: &[Metric], name: &str) -> f64 {
+        ms.iter()
+            .find(|m| m.name == name)
+            .unwrap_or_else(|| panic!("no {name} in {ms:?}"))
+            .value
+    }
+
+    /// fio-3.33 from a guest: 300 writes through a 1 ms dm-delay.
+    #[test]
+    fn parses_a_guest_run_into_nanosecond_metrics() {
+        let j = captured("dm-delay-1ms-after.json");
+        assert_eq!(version(&j).as_deref(), Some("fio-3.33"));
+        let m = metrics(&j).unwrap();
+        assert_eq!(get(&m, "write.ios"), 300.0);
+        assert_eq!(get(&m, "write.lat_mean"), 1383337.04);
+        assert_eq!(get(&m, "write.clat_mean"), 1378710.86);
+        assert_eq!(get(&m, "write.lat_p50"), 1171456.0);
+        assert_eq!(get(&m, "write.lat_p99"), 4292608.0);
+        assert_eq!(get(&m, "write.lat_p99_9"), 12255232.0);
+        assert_eq!(get(&m, "write.clat_p50"), 1155072.0);
+        assert_eq!(get(&m, "write.iops"), 696.055684);
+        assert_eq!(get(&m, "write.bw"), 2851044.0);
+        assert_eq!(get(&m, "cpu.usr"), 6.032483);
+        assert_eq!(get(&m, "cpu.sys"), 7.424594);
+        assert_eq!(get(&m, "cpu.ctx"), 305.0);
+        assert!(
+            m.iter()
+                .filter(|x| x.name.ends_with("_mean") || x.name.contains("_p"))
+                .all(|x| x.unit == "ns")
+        );
+        // Directions without I/O produce nothing.
+        assert!(
+            m.iter()
+                .all(|x| !x.name.starts_with("read.") && !x.name.starts_with("trim."))
+        );
+    }
+
+    #[test]
+    fn warnings_before_the_json_are_skipped_and_errors_reported() {
+        let text = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/data/fio/dm-delay-1ms-after.json"),
+        )
+        .unwrap();
+        let noisy = format!("fio: some warning\n{text}");
+        assert!(metrics(&parse_output(&noisy).unwrap()).is_ok());
+        let mut j = captured("dm-delay-1ms-after.json");
+        j["jobs"][0]["error"] = serde_json::json!(5);
+        assert!(metrics(&j).unwrap_err().to_string().contains("error 5"));
+        assert!(parse_output("fio: engine io_uring not loadable").is_err());
+    }
+
+    #[test]
+    fn the_command_line_carries_every_option_and_percentiles() {
+        let def = FioDef {
+            filename: "/dev/nvme0n1".into(),
+            rw: crate::matrix::Scalar::Str("randread".into()),
+            bs: Some(crate::matrix::Scalar::Str("4k".into())),
+            direct: Some(crate::matrix::Scalar::Int(1)),
+            ioengine: Some(crate::matrix::Scalar::Str("io_uring".into())),
+            iodepth: Some(crate::matrix::Scalar::Int(1)),
+            numjobs: Some(crate::matrix::Scalar::Int(8)),
+            runtime: Some(crate::matrix::Scalar::Int(3)),
+            number_ios: None,
+            size: None,
+            hipri: Some(crate::matrix::Scalar::Int(1)),
+            fsync: None,
+            fdatasync: None,
+            extra: Default::default(),
+        };
+        let c = command(&def).join(" ");
+        for want in [
+            "--output-format=json",
+            "--filename=/dev/nvme0n1",
+            "--rw=randread",
+            "--ioengine=io_uring",
+            "--numjobs=8",
+            "--hipri=1",
+            "--runtime=3 --time_based",
+            "--lat_percentiles=1",
+            "--group_reporting",
+        ] {
+            assert!(c.contains(want), "{want} missing from {c}");
+        }
+    }
+}

@@ -42,6 +42,10 @@ pub struct BootArgs {
     /// Where the console log and QMP socket go (default: a temp dir).
     #[arg(long)]
     pub dir: Option<PathBuf>,
+    /// Run the command this many times on the one SSH session and print
+    /// the median round trip (the command's output is shown once).
+    #[arg(long, default_value_t = 1)]
+    pub repeat: usize,
     /// The command to run in the guest.
     #[arg(last = true)]
     pub command: Vec<String>,
@@ -138,10 +142,19 @@ pub fn boot_cmd(a: &BootArgs) -> Result<i32> {
         );
         let mut code = 0;
         if !a.command.is_empty() {
-            let out = b.ssh.exec(&a.command.join(" ")).await?;
+            let cmd = a.command.join(" ");
+            let out = b.ssh.exec(&cmd).await?;
             print!("{}", out.stdout);
             eprint!("{}", out.stderr);
             code = out.status.map(|s| s as i32).unwrap_or(128);
+            if a.repeat > 1 {
+                let mut secs = vec![out.secs];
+                for _ in 1..a.repeat {
+                    secs.push(b.ssh.exec(&cmd).await?.secs);
+                }
+                secs.sort_by(|x, y| x.total_cmp(y));
+                eprintln!("ssh: {} runs of the command on one session, median round trip {:.3} s", secs.len(), secs[secs.len() / 2]);
+            }
         }
         let end = b.shutdown().await;
         eprintln!("boot: ended by {}", end.how);

@@ -177,6 +177,10 @@ fn prepare<'a>(
         );
     }
     for f in &k.fragments {
+        // An empty fragment would make the config check vacuous.
+        if f.text.trim().is_empty() {
+            bail!("kconfig fragment '{}' ({}) is empty", f.name, f.origin);
+        }
         kconfig::parse_fragment(f)?;
     }
     let cross = k.arch.cross_compile(Arch::host());
@@ -362,7 +366,7 @@ fn build_one(
         built_at: crate::util::now_rfc3339(),
         cached: false,
     };
-    let (entry, _) = cache.get_or_make("kernel", &key, &label, |dir| {
+    let (entry, was_there) = cache.get_or_make("kernel", &key, &label, |dir| {
         std::fs::copy(
             out.join(k.arch.image_path()),
             dir.join(k.arch.image_target()),
@@ -373,6 +377,12 @@ fn build_one(
         let _ = std::fs::copy(out.join("System.map"), dir.join("System.map"));
         crate::util::atomic_write_json(&dir.join("meta.json"), &record)
     })?;
+    if was_there {
+        // Another process stored the same build first: serve its artifacts,
+        // whose build id is the one a guest will report.
+        crate::util::atomic_write(&pointer, key.0.as_bytes())?;
+        return load_entry(cache, &key, k).context("reading the kernel cache entry");
+    }
     record.fill_paths(&entry);
     crate::util::atomic_write(&pointer, key.0.as_bytes())?;
     root.set_last_built(&k.id)?;

@@ -22,7 +22,8 @@ pub struct Fragment {
     pub name: String,
     /// A file path, or `built-in:<name>`.
     pub origin: String,
-    #[serde(skip)]
+    /// Kept in manifests: the run records exactly what was merged.
+    #[serde(default)]
     pub text: String,
 }
 

@@ -696,7 +696,11 @@ fn cell_summary(s: &Side, e: &Entry, names: &[String], settings: &Settings) -> C
                     );
                 }
             }
-            for ev in &b.clock_events {
+            for ev in b
+                .clock_events
+                .iter()
+                .filter(|l| crate::vm::console::is_clock_trouble(l))
+            {
                 flags.add("clock-event", format!("console: {}", ev.trim()), None, rep);
             }
         }

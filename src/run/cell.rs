@@ -170,7 +170,7 @@ fn flag(rec: &mut CellRecord, b: &Booted, clock_lines_before: usize, timing: boo
         ));
     }
     for line in b.vm.console.clock_lines.iter().skip(clock_lines_before) {
-        if line.contains("unstable") {
+        if crate::vm::console::is_clock_trouble(line) {
             rec.flags.push(format!("console during the cell: {line}"));
         }
     }

@@ -148,8 +148,17 @@ fn open_run(matrix: &Matrix, plan: &Plan, opts: &RunOptions) -> Result<(RunDir, 
                 m.matrix.shard.clone().unwrap_or_default()
             );
         }
-        let plan = m.plan.clone();
-        return Ok((run, m, plan));
+        // Plan again from the matrix (same bytes, same selection) rather
+        // than trusting the stored copy, and check the two agree.
+        let ids = |p: &Plan| p.cells.iter().map(|c| c.id.clone()).collect::<Vec<_>>();
+        if ids(plan) != ids(&m.plan) {
+            bail!(
+                "run {} planned other cells than {} gives now; start a new run",
+                run.id(),
+                matrix.path.display()
+            );
+        }
+        return Ok((run, m, plan.clone()));
     }
     let run = RunDir::create(&opts.results_root, &matrix.name)?;
     let m = Manifest {

@@ -101,6 +101,17 @@ impl Console {
     }
 }
 
+/// A console line that says timing went wrong: the TSC marked unstable,
+/// the clocksource watchdog complaining, or a switch to a jiffies clock.
+/// Ordinary boot lines about clocksources are kept as provenance but are
+/// not trouble.
+pub fn is_clock_trouble(line: &str) -> bool {
+    line.contains("unstable")
+        || line.contains("watchdog")
+        || line.contains("skew")
+        || (line.contains("Switched to clocksource") && line.contains("jiffies"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -133,5 +144,21 @@ mod tests {
             matches!(&c.trouble, Some(Trouble::Panic(l)) if l.contains("Attempted to kill init"))
         );
         assert!(c.tail(1).contains("Kernel panic"));
+    }
+
+    #[test]
+    fn only_clock_trouble_is_trouble() {
+        assert!(is_clock_trouble(
+            "tsc: Marking TSC unstable due to clocksource watchdog"
+        ));
+        assert!(is_clock_trouble(
+            "clocksource: Switched to clocksource refined-jiffies"
+        ));
+        assert!(!is_clock_trouble(
+            "clocksource: Switched to clocksource tsc"
+        ));
+        assert!(!is_clock_trouble(
+            "clocksource: hpet: mask: 0xffffffff max_cycles: 0xffffffff"
+        ));
     }
 }

@@ -98,7 +98,13 @@ impl Vm {
             .spawn()
             .with_context(|| format!("starting {}", prof.qemu))?;
         let group = crate::host::interrupt::register_group(child.id().unwrap_or(0) as i32);
-        let qmp = match qmp::Qmp::connect(&qmp_socket, Duration::from_secs(10)).await {
+        let qmp = qmp::Qmp::connect(&qmp_socket, Duration::from_secs(10)).await;
+        // QEMU opened its drives before QMP answered: RAM-backed images can
+        // be unlinked now, so even a killed lab leaves nothing in /dev/shm.
+        for img in nvme_images.iter().filter(|p| p.starts_with("/dev/shm")) {
+            let _ = std::fs::remove_file(img);
+        }
+        let qmp = match qmp {
             Ok(q) => q,
             Err(e) => {
                 let _ = child.kill().await;
@@ -183,6 +189,10 @@ impl Vm {
 /// Backing images for NVMe namespaces: in /dev/shm for `memory`, so the
 /// device is as fast as RAM, or beside the console log for `file`.
 fn make_nvme_images(cfg: &BootConfig, dir: &Path) -> Result<Vec<PathBuf>> {
+    // Unique per VM: QEMU locks its images, so two VMs of one lab process
+    // must not share a name.
+    static SEQ: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let vm = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let mut out = Vec::new();
     for (i, n) in cfg.nvme.iter().enumerate() {
         let size = n
@@ -192,7 +202,10 @@ fn make_nvme_images(cfg: &BootConfig, dir: &Path) -> Result<Vec<PathBuf>> {
             .transpose()?
             .unwrap_or(1 << 30);
         let path = match n.backing.as_deref().unwrap_or("memory") {
-            "memory" => PathBuf::from(format!("/dev/shm/lab-nvme-{}-{i}.img", std::process::id())),
+            "memory" => PathBuf::from(format!(
+                "/dev/shm/lab-nvme-{}-{vm}-{i}.img",
+                std::process::id()
+            )),
             "file" => dir.join(format!("nvme{i}.img")),
             other => bail!("nvme backing '{other}': use memory or file"),
         };

@@ -167,3 +167,100 @@ fn synthetic_regression_fails_ci() {
     let r = check_run(&run.path);
     assert_eq!(exit_code(&r), 1);
 }
+
+/// The report model as JSON, for assertions that read like the report.
+fn model(r: &Report) -> serde_json::Value {
+    serde_json::to_value(r).unwrap()
+}
+
+fn verdicts(r: &Report) -> Vec<(String, String)> {
+    let m = model(r);
+    let mut out = Vec::new();
+    for g in m["groups"].as_array().unwrap() {
+        for c in g["comparisons"].as_array().unwrap() {
+            out.push((
+                c["cell"].as_str().unwrap().to_string(),
+                c["verdict"].as_str().unwrap().to_string(),
+            ));
+        }
+    }
+    out
+}
+
+/// A real arm64 HZ=100 dm-delay run (3 repetitions, TCG), stored as lab
+/// wrote it: the patch wins for 1, 2 and 5 ms, and the mail's arm64
+/// claims are reproduced within the matrix's 15%.
+#[test]
+fn stored_arm64_dm_delay_run() {
+    let r = check_run(&data("runs/dm-delay-20261130-001024"));
+    assert_eq!(exit_code(&r), 0);
+    let v = verdicts(&r);
+    for d in ["1", "2", "5"] {
+        let cell = format!("arm64-hz100-after:delay={d}");
+        assert!(
+            v.contains(&(cell.clone(), "better".into())),
+            "{cell}: {v:?}"
+        );
+    }
+    assert!(
+        v.contains(&("arm64-hz100-after:delay=20".into(), "no change".into())),
+        "{v:?}"
+    );
+    let m = model(&r);
+    let claims = m["claims"].as_array().unwrap();
+    assert_eq!(claims.len(), 8);
+    assert!(
+        claims.iter().all(|c| c["status"] == "reproduced"),
+        "{claims:?}"
+    );
+    let (_, out) = render_all(&data("runs/dm-delay-20261130-001024"));
+    let text = &out["text"];
+    assert!(
+        text.contains("1.16") && text.contains("9.97"),
+        "claimed values beside the measured:\n{text}"
+    );
+    assert!(
+        text.contains("arch_sys_counter"),
+        "the clocksource is in the provenance:\n{text}"
+    );
+}
+
+/// A real A/A run: the same kernel under two names gives no change, and
+/// the report states the lab's own noise.
+#[test]
+fn stored_aa_run_shows_no_change_and_the_noise() {
+    let r = check_run(&data("runs/aa-20261130-001338"));
+    assert_eq!(exit_code(&r), 0);
+    let v = verdicts(&r);
+    assert_eq!(v.len(), 2);
+    assert!(v.iter().all(|(_, verdict)| verdict == "no change"), "{v:?}");
+    let m = model(&r);
+    let noise = &m["aa_noise"][0];
+    assert_eq!(noise["variants"], serde_json::json!(["a", "b"]));
+    assert!(noise["max_abs_change"].as_f64().unwrap() < 0.05);
+    let (_, out) = render_all(&data("runs/aa-20261130-001338"));
+    assert!(out["text"].contains("A/A noise"), "{}", out["text"]);
+}
+
+/// A real nvme-poll slice on 6.12: every cell that wrote io_poll_delay
+/// carries the ignored-knob flag.
+#[test]
+fn stored_nvme_poll_run_flags_the_ignored_knob() {
+    let r = check_run(&data("runs/nvme-poll-20261130-001708"));
+    let m = model(&r);
+    let mut flagged = 0;
+    for g in m["groups"].as_array().unwrap() {
+        for c in g["cells"].as_array().unwrap() {
+            let kinds: Vec<&str> = c["flags"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|f| f["kind"].as_str().unwrap())
+                .collect();
+            assert!(kinds.contains(&"knob-ignored"), "{}: {kinds:?}", c["cell"]);
+            assert!(c["flags"].to_string().contains("io_poll_delay"));
+            flagged += 1;
+        }
+    }
+    assert_eq!(flagged, 6);
+}

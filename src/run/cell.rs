@@ -2,7 +2,6 @@
 
 use crate::bench::{self, Metric};
 use crate::guest::boot::Booted;
-use crate::guest::knob::KnobStatus;
 use crate::guest::{probe, setup};
 use crate::matrix::{CellSpec, Workload};
 use crate::results::{CellRecord, CellStatus, RunDir};
@@ -174,13 +173,8 @@ fn flag(rec: &mut CellRecord, b: &Booted, clock_lines_before: usize, timing: boo
             rec.flags.push(format!("console during the cell: {line}"));
         }
     }
-    for k in rec.knobs.iter().filter(|k| k.status == KnobStatus::Ignored) {
-        rec.flags.push(format!(
-            "knob {} ignored: {}",
-            k.path,
-            k.reason.clone().unwrap_or_default()
-        ));
-    }
+    // Ignored knobs are not repeated here: the cell's knob records carry
+    // their status and reason, and the report flags them from there.
     if timing && rec.host_load[0] > rec.host_cores as f64 {
         rec.flags.push(format!(
             "host load {:.2} above its {} cores when the cell started",

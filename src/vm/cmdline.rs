@@ -91,13 +91,18 @@ pub fn qemu_args(cfg: &BootConfig, rt: &Runtime) -> Vec<String> {
     push(&["-append", &kernel_cmdline(cfg)]);
     push(&[
         "-chardev",
-        &format!("file,id=con,path={}", rt.console_log.display()),
+        &format!("file,id=con,path={}", opt_value(&rt.console_log)),
         "-serial",
         "chardev:con",
     ]);
     push(&[
-        "-qmp",
-        &format!("unix:{},server=on,wait=off", rt.qmp_socket.display()),
+        "-chardev",
+        &format!(
+            "socket,id=qmp,path={},server=on,wait=off",
+            opt_value(&rt.qmp_socket)
+        ),
+        "-mon",
+        "chardev=qmp,mode=control",
     ]);
     push(&[
         "-netdev",
@@ -112,7 +117,7 @@ pub fn qemu_args(cfg: &BootConfig, rt: &Runtime) -> Vec<String> {
     for (i, (n, img)) in cfg.nvme.iter().zip(&rt.nvme_images).enumerate() {
         push(&[
             "-drive",
-            &format!("file={},if=none,id=nvm{i},format=raw", img.display()),
+            &format!("file={},if=none,id=nvm{i},format=raw", opt_value(img)),
         ]);
         let mut dev = format!(
             "nvme,id=nvme{i},serial={}",
@@ -134,6 +139,12 @@ pub fn qemu_args(cfg: &BootConfig, rt: &Runtime) -> Vec<String> {
         ]);
     }
     a
+}
+
+/// A path as a value in QEMU's `key=value,…` options, where a comma is
+/// written twice. Run directories hold cell ids like `poll_queues=2,jobs=1`.
+fn opt_value(p: &std::path::Path) -> String {
+    p.display().to_string().replace(',', ",,")
 }
 
 /// `1G`, `512M`, `4096` (bytes) → bytes.
@@ -194,7 +205,7 @@ mod tests {
         );
         assert!(args.contains("hostfwd=tcp:127.0.0.1:2222-:22"), "{args}");
         assert!(
-            args.contains("-qmp unix:/r/qmp.sock,server=on,wait=off"),
+            args.contains("-chardev socket,id=qmp,path=/r/qmp.sock,server=on,wait=off -mon chardev=qmp,mode=control"),
             "{args}"
         );
     }
@@ -230,6 +241,17 @@ mod tests {
             "{args}"
         );
         assert!(args.contains("nvme.poll_queues=2"), "{args}");
+    }
+
+    #[test]
+    fn commas_in_paths_are_doubled() {
+        let mut r = rt();
+        r.console_log = "/res/b@pq=2,jobs=1/console.log".into();
+        let args = qemu_args(&cfg(Arch::X86_64), &r).join(" ");
+        assert!(
+            args.contains("file,id=con,path=/res/b@pq=2,,jobs=1/console.log"),
+            "{args}"
+        );
     }
 
     #[test]

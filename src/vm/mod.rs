@@ -28,6 +28,7 @@ pub struct Vm {
     pub started: Instant,
     nvme_images: Vec<PathBuf>,
     _group: crate::host::interrupt::GroupGuard,
+    _sockdir: tempfile::TempDir,
 }
 
 /// How a VM ended.
@@ -73,8 +74,9 @@ impl Vm {
     async fn try_launch(cfg: &BootConfig, dir: &Path) -> Result<Vm> {
         let prof = profile(cfg.arch);
         let console_log = dir.join("console.log");
-        let qmp_socket = dir.join("qmp.sock");
-        let _ = std::fs::remove_file(&qmp_socket);
+        // A unix socket path may not exceed 108 bytes; run directories can.
+        let sockdir = tempfile::Builder::new().prefix("lab-qmp-").tempdir()?;
+        let qmp_socket = sockdir.path().join("qmp.sock");
         std::fs::write(&console_log, b"")?;
         let nvme_images = make_nvme_images(cfg, dir)?;
         let rt = cmdline::Runtime {
@@ -126,6 +128,7 @@ impl Vm {
             started,
             nvme_images,
             _group: group,
+            _sockdir: sockdir,
         })
     }
 

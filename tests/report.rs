@@ -264,3 +264,31 @@ fn stored_nvme_poll_run_flags_the_ignored_knob() {
     }
     assert_eq!(flagged, 6);
 }
+
+/// The JUnit files of the stored real runs pass a schema check.
+#[test]
+fn junit_of_stored_runs_passes_the_schema() {
+    let xsd = data("junit/junit.xsd");
+    for run in [
+        "runs/dm-delay-20261130-001024",
+        "runs/aa-20261130-001338",
+        "runs/nvme-poll-20261130-001708",
+    ] {
+        let (_, out) = render_all(&data(run));
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("report.junit.xml");
+        std::fs::write(&f, &out["junit"]).unwrap();
+        let o = std::process::Command::new("xmllint")
+            .arg("--noout")
+            .arg("--schema")
+            .arg(&xsd)
+            .arg(&f)
+            .output()
+            .expect("xmllint (Debian's libxml2-utils) must be installed: lab doctor --install");
+        assert!(
+            o.status.success(),
+            "{run}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+}

@@ -6,6 +6,7 @@ use anyhow::Result;
 
 pub fn build(m: &MatrixArgs, jobs: Option<usize>) -> Result<i32> {
     let (matrix, plan) = super::load_plan(m)?;
+    crate::kernel::build::check_patches(&matrix, &plan.kernels, &m.mail)?;
     let cache = crate::cache::Cache::open_default()?;
     let events = super::ui::attach(crate::events::Events::silent());
     let opts = BuildOptions {

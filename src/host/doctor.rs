@@ -123,6 +123,12 @@ pub fn items_for(host: Option<Arch>) -> Vec<Item> {
         program("git", "git", Required, ""),
         program("patch", "patch", Required, ""),
         program("dropbearkey", "dropbear-bin", Tests, "needed by the tests"),
+        program(
+            "xmllint",
+            "libxml2-utils",
+            Tests,
+            "checks JUnit reports against a schema in the tests",
+        ),
     ]);
     // The image tests run the arm64 userland in a chroot.
     if host == Some(Arch::X86_64) {

@@ -97,6 +97,23 @@ impl Default for BuildOptions {
     }
 }
 
+/// Every variant's patches must be at hand before anything builds: a
+/// missing mail should not surface after an hour of other kernels.
+pub fn check_patches(matrix: &Matrix, kernels: &[KernelSpec], mails: &[PathBuf]) -> Result<()> {
+    let variants: std::collections::BTreeSet<&str> =
+        kernels.iter().map(|k| k.variant.as_str()).collect();
+    for v in matrix
+        .variants
+        .iter()
+        .filter(|v| variants.contains(v.name.as_str()))
+    {
+        for def in &v.patches {
+            patch::load(def, mails).with_context(|| format!("variant '{}'", v.name))?;
+        }
+    }
+    Ok(())
+}
+
 /// What one kernel needs, resolved before any build.
 struct Prepared<'a> {
     spec: &'a KernelSpec,

@@ -806,9 +806,11 @@ fn collapse_whitespace(text: &str) -> String {
 mod tests {
     use super::*;
 
+    /// The dm-delay patch mail, kept in the repo as test data (a copy of
+    /// shared/mail/dm-delay-ns-expiry.mbox) so a clone anywhere can test.
     const SHARED_MAIL: &str = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../shared/mail/dm-delay-ns-expiry.mbox"
+        "/tests/data/patches/dm-delay-ns-expiry.mbox"
     );
     const ORIGINAL_ID: &str = "<20261031161158.94403-1-snitzer@kernel.org>";
     const POLLING: &str = "What remains above the requested delay is the kthread's \

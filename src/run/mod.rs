@@ -53,6 +53,8 @@ pub async fn run(
     opts: &RunOptions,
     events: &Events,
 ) -> Result<RunDir> {
+    // Before a run directory exists: a missing mail leaves nothing behind.
+    crate::kernel::build::check_patches(matrix, &plan.kernels, &opts.mails)?;
     let (run, mut manifest, plan) = open_run(matrix, plan, opts)?;
     events.note(format!("run {} in {}", run.id(), run.path.display()));
     if opts.jobs > 1 && matrix.timing {

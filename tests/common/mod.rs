@@ -15,9 +15,10 @@ pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The patch mail the dm-delay matrix reproduces. Tests may read shared/.
+/// The patch mail the dm-delay matrix reproduces: the repo's copy of
+/// shared/mail/dm-delay-ns-expiry.mbox, so a clone anywhere can test.
 pub fn shared_mail() -> PathBuf {
-    let p = repo().join("../shared/mail/dm-delay-ns-expiry.mbox");
+    let p = repo().join("tests/data/patches/dm-delay-ns-expiry.mbox");
     assert!(
         p.is_file(),
         "the shared patch mail is missing at {}",

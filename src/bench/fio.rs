@@ -177,6 +177,19 @@ mod tests {
         );
     }
 
+    /// fio-3.33 from a guest: polled io_uring random reads on NVMe.
+    #[test]
+    fn parses_a_polled_read_run() {
+        let m = metrics(&captured("nvme-randread-io_uring-hipri.json")).unwrap();
+        assert_eq!(get(&m, "read.ios"), 22872.0);
+        assert_eq!(get(&m, "read.lat_mean"), 122227.864507);
+        assert_eq!(get(&m, "read.clat_mean"), 77307.865644);
+        assert_eq!(get(&m, "read.clat_p99"), 473088.0);
+        assert_eq!(get(&m, "read.iops"), 7621.459513);
+        assert_eq!(get(&m, "cpu.sys"), 98.633333);
+        assert!(m.iter().all(|x| !x.name.starts_with("write.")));
+    }
+
     #[test]
     fn warnings_before_the_json_are_skipped_and_errors_reported() {
         let text = std::fs::read_to_string(

@@ -34,15 +34,8 @@ pub struct PatchInfo {
     pub hash: String,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub struct FuzzRecord {
-    pub patch: String,
-    pub file: String,
-    pub hunk: usize,
-    pub header: String,
-    pub fuzz: u32,
-    pub offset: i64,
-}
+/// A hunk that needed fuzz, as the patch step reported it.
+pub type FuzzRecord = super::patch::FuzzedHunk;
 
 /// A built kernel, as stored in the cache and copied into run manifests.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -266,9 +259,7 @@ fn build_one(
         .root()
         .join("pointers")
         .join(format!("kernel-config-{}", p.prekey));
-    if let Ok(key) = std::fs::read_to_string(&pointer)
-        && let Some(b) = load_entry(cache, &Key(key.trim().to_string()), k)
-    {
+    if let Some(b) = by_pointer(cache, &pointer, k) {
         events.finished(
             &k.id,
             true,
@@ -283,9 +274,7 @@ fn build_one(
     let root = BuildRoot::open(cache, src, &p.rootkey, k.arch)?;
     let _lock = cache.lock(&format!("buildroot-{}", p.rootkey.short()))?;
     // Another lab (or test) may have built it while we waited for the lock.
-    if let Ok(key) = std::fs::read_to_string(&pointer)
-        && let Some(b) = load_entry(cache, &Key(key.trim().to_string()), k)
-    {
+    if let Some(b) = by_pointer(cache, &pointer, k) {
         events.finished(
             &k.id,
             true,
@@ -426,6 +415,12 @@ impl KernelBuild {
         b.cached = true;
         Ok(b)
     }
+}
+
+/// The build a pointer file (pre-build key → kernel key) leads to.
+fn by_pointer(cache: &Cache, pointer: &Path, k: &KernelSpec) -> Option<KernelBuild> {
+    let key = std::fs::read_to_string(pointer).ok()?;
+    load_entry(cache, &Key(key.trim().to_string()), k)
 }
 
 fn load_entry(cache: &Cache, key: &Key, k: &KernelSpec) -> Option<KernelBuild> {
@@ -571,20 +566,7 @@ impl BuildRoot {
         } else {
             events.phase(&p.spec.id, "applying patches");
             match patch::apply(&self.tree(), &p.patches, p.fuzz, events) {
-                Ok(a) => (
-                    a.method.clone(),
-                    a.fuzzed
-                        .iter()
-                        .map(|f| FuzzRecord {
-                            patch: f.patch.clone(),
-                            file: f.file.clone(),
-                            hunk: f.hunk,
-                            header: f.header.clone(),
-                            fuzz: f.fuzz,
-                            offset: f.offset,
-                        })
-                        .collect(),
-                ),
+                Ok(a) => (a.method.clone(), a.fuzzed.clone()),
                 Err(e) => {
                     for f in &touched {
                         self.revert(f)?;
@@ -634,6 +616,13 @@ impl Make<'_> {
         if let Some(cc) = self.cross {
             c.arg(format!("CROSS_COMPILE={cc}"));
         }
+        // The banner (`uname -v`, /proc/version) otherwise records who built
+        // the kernel, where and when; fixed values make the same inputs give
+        // the same image and build id.
+        c.env("KBUILD_BUILD_USER", "lab")
+            .env("KBUILD_BUILD_HOST", "lab")
+            .env("KBUILD_BUILD_TIMESTAMP", "1970-01-01 00:00:00 UTC")
+            .env("KBUILD_BUILD_VERSION", "1");
         c
     }
 

@@ -13,6 +13,7 @@ pub mod host;
 pub mod image;
 pub mod kernel;
 pub mod matrix;
+pub mod mbox;
 pub mod report;
 pub mod results;
 pub mod run;

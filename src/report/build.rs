@@ -5,7 +5,7 @@ use super::stats::{self, Summary, Verdict};
 use super::{
     AaNoise, CellSummary, ClaimCheck, Comparison, Completeness, Flag, Group, KernelProvenance,
     LatencySeries, MatrixSummary, MetricInfo, MetricStats, Outcome, PatchProvenance, Provenance,
-    RepProblem, RepRef, Report, ReportKind, Settings, SummaryView, VariantInfo,
+    RepProblem, RepRef, Report, ReportKind, Settings, VariantInfo,
 };
 use crate::guest::knob::KnobStatus;
 use crate::guest::probe::is_jiffies;
@@ -753,15 +753,7 @@ fn cell_summary(s: &Side, e: &Entry, names: &[String], settings: &Settings) -> C
         .iter()
         .map(|name| {
             let (values, reps) = samples(e, name);
-            let summary = Summary::of(&values).map(|s| SummaryView {
-                n: s.n,
-                median: s.median,
-                mean: s.mean,
-                sd: s.sd,
-                cv: s.cv,
-                min: s.min,
-                max: s.max,
-            });
+            let summary = Summary::of(&values);
             let ci = stats::bootstrap_median_ci(
                 &values,
                 settings.level,

@@ -55,7 +55,7 @@ pub struct ClaimRow {
 pub fn extract_from_bytes(raw: &[u8]) -> Result<Vec<ClaimTable>> {
     let tables = if raw.starts_with(b"From ") {
         let mut tables = Vec::new();
-        for (n, message) in mbox_messages(raw).iter().enumerate() {
+        for (n, message) in crate::mbox::messages(raw).iter().enumerate() {
             let found = tables_of_mail(message)
                 .with_context(|| format!("reading message {} of the mbox", n + 1))?;
             tables.extend(found);
@@ -168,32 +168,6 @@ impl<'a> TableYaml<'a> {
 }
 
 // ---- mails ----
-
-/// The messages of an mbox, without their `From ` separator lines.
-/// A separator starts a message only at the top or after a blank line;
-/// mboxrd's `>From ` escapes lose one `>`.
-fn mbox_messages(raw: &[u8]) -> Vec<Vec<u8>> {
-    let mut messages: Vec<Vec<u8>> = Vec::new();
-    let mut after_blank = true;
-    for line in raw.split_inclusive(|&b| b == b'\n') {
-        if after_blank && line.starts_with(b"From ") {
-            messages.push(Vec::new());
-        } else if let Some(current) = messages.last_mut() {
-            current.extend_from_slice(unescape_from(line));
-        }
-        after_blank = line.trim_ascii().is_empty();
-    }
-    messages
-}
-
-fn unescape_from(line: &[u8]) -> &[u8] {
-    let quotes = line.iter().take_while(|&&b| b == b'>').count();
-    if quotes > 0 && line[quotes..].starts_with(b"From ") {
-        &line[1..]
-    } else {
-        line
-    }
-}
 
 /// A single RFC 822 mail starts with a header line and has at least one
 /// header a mail always has; `before: 120k` in plain text has neither.

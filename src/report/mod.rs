@@ -235,21 +235,9 @@ pub struct MetricStats {
     /// Stored values of the finished repetitions, in rep order.
     pub samples: Vec<f64>,
     pub reps: Vec<u32>,
-    pub summary: Option<SummaryView>,
+    pub summary: Option<stats::Summary>,
     /// Bootstrap interval of the median at `settings.level`.
     pub median_ci: Option<[f64; 2]>,
-}
-
-/// [`stats::Summary`], serializable.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SummaryView {
-    pub n: usize,
-    pub median: f64,
-    pub mean: f64,
-    pub sd: f64,
-    pub cv: f64,
-    pub min: f64,
-    pub max: f64,
 }
 
 /// One variant against the baseline, for one metric.

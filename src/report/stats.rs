@@ -11,7 +11,7 @@ use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 use std::fmt;
 
 /// The spread of one metric over the repetitions of one cell.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Summary {
     pub n: usize,
     pub median: f64,

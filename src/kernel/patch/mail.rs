@@ -59,30 +59,7 @@ pub(super) fn parse_mbox(data: &[u8]) -> Result<Vec<Mail>> {
 }
 
 pub(super) fn split_mbox(data: &[u8]) -> Vec<Vec<u8>> {
-    if !data.starts_with(b"From ") {
-        return vec![data.to_vec()];
-    }
-    let mut mails: Vec<Vec<u8>> = vec![];
-    let mut after_blank = true;
-    for line in data.split_inclusive(|&b| b == b'\n') {
-        if after_blank && line.starts_with(b"From ") {
-            mails.push(vec![]);
-        } else if let Some(m) = mails.last_mut() {
-            m.extend_from_slice(unescape_from(line));
-        }
-        after_blank = matches!(line, b"\n" | b"\r\n");
-    }
-    mails
-}
-
-/// mboxrd escapes body lines `>*From ` with one more `>`; take it off.
-fn unescape_from(line: &[u8]) -> &[u8] {
-    let quotes = line.iter().take_while(|&&b| b == b'>').count();
-    if quotes > 0 && line[quotes..].starts_with(b"From ") {
-        &line[1..]
-    } else {
-        line
-    }
+    crate::mbox::messages(data)
 }
 
 fn parse_one(raw: &[u8]) -> Result<Mail> {

@@ -120,6 +120,19 @@ impl Cache {
         Ok(Lock { _flock: flock })
     }
 
+    /// Like `lock`, but `None` when someone else holds it.
+    pub fn try_lock(&self, name: &str) -> Result<Option<Lock>> {
+        let dir = self.root.join("locks");
+        fs::create_dir_all(&dir)?;
+        let path = dir.join(format!("{name}.lock"));
+        let file = File::create(&path).with_context(|| format!("creating {}", path.display()))?;
+        match nix::fcntl::Flock::lock(file, nix::fcntl::FlockArg::LockExclusiveNonblock) {
+            Ok(flock) => Ok(Some(Lock { _flock: flock })),
+            Err((_, nix::errno::Errno::EWOULDBLOCK)) => Ok(None),
+            Err((_, e)) => Err(e).with_context(|| format!("locking {}", path.display())),
+        }
+    }
+
     /// Get the entry, or make it: `make` fills a fresh temp directory,
     /// which is renamed into place only when `make` succeeds. Returns
     /// the entry's path and whether it was already there.

@@ -124,8 +124,20 @@ pub fn human_secs(secs: f64) -> String {
     }
 }
 
+/// Read lab's YAML (matrices, recipes) as YAML 1.2: only true/false are
+/// booleans. Under YAML 1.1 an axis called `n` or a value `off` would
+/// silently become `false`.
+pub fn from_yaml<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, serde_saphyr::Error> {
+    serde_saphyr::from_str_with_options(text, serde_saphyr::options! { strict_booleans: true })
+}
+
 pub fn now_rfc3339() -> String {
-    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+    rfc3339(std::time::SystemTime::now())
+}
+
+/// UTC, to the second: how lab writes times.
+pub fn rfc3339(t: std::time::SystemTime) -> String {
+    chrono::DateTime::<chrono::Utc>::from(t).to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
 }
 
 /// Free bytes on the file system holding `path`.

@@ -46,6 +46,23 @@ fn mean_ms(run: &lab::results::RunDir, variant: &str) -> f64 {
     v.iter().sum::<f64>() / v.len() as f64
 }
 
+/// Matrix lines that boot the A/A matrix's kernel.
+const AA_KERNEL: &str = "version: 1
+kernel: {source: debian-6.12, fragments: [base]}
+kernel_axes: {arch: [x86_64], hz: {100: [hz100]}}
+boot: {cpus: 1, memory: 1024}
+";
+
+/// The A/A matrix's kernel (x86_64 HZ=100, unpatched) built or cached,
+/// and a temp dir holding a matrix `text` that boots it, as `name`.
+fn matrix_on_aa_kernel(name: &str, text: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+    common::build_matrix(&common::repo().join("tests/data/matrices/aa.yaml"), None);
+    let dir = tempfile::tempdir().unwrap();
+    let m = dir.path().join(name);
+    std::fs::write(&m, text).unwrap();
+    (dir, m)
+}
+
 #[test]
 fn dm_delay_one_ms_before_and_after_the_patch() {
     let _one = ONE_VM.lock().unwrap_or_else(|e| e.into_inner());
@@ -221,16 +238,13 @@ fn an_interrupted_run_resumes_without_rerunning_finished_cells() {
 #[test]
 fn a_two_shard_run_merged_equals_an_unsharded_run() {
     let _one = ONE_VM.lock().unwrap_or_else(|e| e.into_inner());
-    common::build_matrix(&common::repo().join("tests/data/matrices/aa.yaml"), None);
-    let dir = tempfile::tempdir().unwrap();
-    let m = dir.path().join("aa1.yaml");
     let text = std::fs::read_to_string(common::repo().join("tests/data/matrices/aa.yaml")).unwrap();
-    std::fs::write(
-        &m,
-        text.replace("repetitions: 3", "repetitions: 1")
+    let (dir, m) = matrix_on_aa_kernel(
+        "aa1.yaml",
+        &text
+            .replace("repetitions: 3", "repetitions: 1")
             .replace("delay: [1, 5]", "delay: [1]"),
-    )
-    .unwrap();
+    );
     let m = m.to_str().unwrap();
 
     let whole = dir.path().join("whole");
@@ -302,5 +316,161 @@ fn a_two_shard_run_merged_equals_an_unsharded_run() {
         Some(0),
         "{text}\n{}",
         String::from_utf8_lossy(&report.stderr)
+    );
+}
+
+/// A cell that hangs is ended by `--cell-timeout`; its boot is ended with
+/// it, the cells left on that boot are failed, not lost, and the run
+/// still finishes, fails, and leaves no QEMU behind.
+#[test]
+fn a_hung_cell_times_out_and_the_run_still_ends() {
+    let _one = ONE_VM.lock().unwrap_or_else(|e| e.into_inner());
+    let (dir, m) = matrix_on_aa_kernel(
+        "hang.yaml",
+        &format!(
+            "{AA_KERNEL}{}",
+            r#"name: hang
+variants: [{name: a}]
+run_axes: {secs: [600, 0]}
+workload:
+  command:
+    run: "sleep {{ secs }}; echo slept {{ secs }}"
+    metrics: [{name: slept, regex: "slept (\\d+)", unit: s}]
+repetitions: 1
+"#
+        ),
+    );
+    let results = dir.path().join("results");
+    let t = Instant::now();
+    let out = Command::new(common::lab_bin())
+        .args([
+            "run",
+            m.to_str().unwrap(),
+            "--cell-timeout",
+            "5",
+            "--results",
+        ])
+        .arg(&results)
+        .output()
+        .unwrap();
+    let secs = t.elapsed().as_secs_f64();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success(),
+        "a failed cell fails the run:\n{stderr}"
+    );
+    assert!(secs < 300.0, "the run took {secs:.0} s");
+
+    let run = only_run(&results);
+    let mut cells = run.cells().unwrap();
+    cells.sort_by(|a, b| a.started.cmp(&b.started));
+    let ids: Vec<_> = cells.iter().map(|c| c.cell.as_str()).collect();
+    assert_eq!(ids, ["x86_64-hz100-a:secs=600", "x86_64-hz100-a:secs=0"]);
+    let hung = &cells[0];
+    assert_eq!(hung.status, lab::results::CellStatus::Failed);
+    assert_eq!(hung.error.as_deref(), Some("timed out after 5 s"));
+    assert!(hung.secs >= 5.0 && hung.secs < 60.0, "{}", hung.secs);
+    let next = &cells[1];
+    assert_eq!(next.status, lab::results::CellStatus::Failed);
+    let why = next.error.as_deref().unwrap_or("");
+    assert!(
+        why.starts_with("not run: the boot died during x86_64-hz100-a:secs=600"),
+        "{why}"
+    );
+    assert!(
+        run.records().unwrap().is_empty(),
+        "no numbers from failed cells"
+    );
+
+    let manifest = run.read_manifest().unwrap();
+    assert_eq!(manifest.boots.len(), 1);
+    assert!(manifest.boots[0].ending.is_some(), "the boot was ended");
+    let path = results.display().to_string();
+    for p in std::fs::read_dir("/proc").unwrap().flatten() {
+        let cmdline = std::fs::read(p.path().join("cmdline")).unwrap_or_default();
+        let cmdline = String::from_utf8_lossy(&cmdline);
+        assert!(
+            !(cmdline.contains("qemu-system") && cmdline.contains(&path)),
+            "QEMU left running: {cmdline}"
+        );
+    }
+}
+
+/// `--jobs 2` boots two kernels at once: their cells overlap in time, and
+/// the run records what a one-at-a-time run records.
+#[test]
+fn two_jobs_run_two_boots_at_once() {
+    let _one = ONE_VM.lock().unwrap_or_else(|e| e.into_inner());
+    // Untimed: the cells only wait, so sharing the cores does not matter.
+    let (dir, m) = matrix_on_aa_kernel(
+        "jobs.yaml",
+        &format!(
+            "{AA_KERNEL}{}",
+            r#"name: jobs
+variants: [{name: a}, {name: b}]
+run_axes: {n: [1, 2]}
+workload:
+  command:
+    run: "sleep 4; echo n={{ n }}"
+    metrics: [{name: n, regex: "n=(\\d+)"}]
+repetitions: 1
+timing: false
+"#
+        ),
+    );
+    let results = dir.path().join("results");
+    let out = Command::new(common::lab_bin())
+        .args(["run", m.to_str().unwrap(), "--jobs", "2", "--results"])
+        .arg(&results)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        !stderr.contains("share cores"),
+        "untimed cells: no warning\n{stderr}"
+    );
+
+    let run = only_run(&results);
+    let cells = run.cells().unwrap();
+    assert_eq!(cells.len(), 4);
+    assert!(
+        cells
+            .iter()
+            .all(|c| c.status == lab::results::CellStatus::Done)
+    );
+    let mut records: Vec<(String, f64)> = run
+        .records()
+        .unwrap()
+        .into_iter()
+        .map(|r| (r.cell, r.value))
+        .collect();
+    records.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(
+        records,
+        [
+            ("x86_64-hz100-a:n=1".to_string(), 1.0),
+            ("x86_64-hz100-a:n=2".to_string(), 2.0),
+            ("x86_64-hz100-b:n=1".to_string(), 1.0),
+            ("x86_64-hz100-b:n=2".to_string(), 2.0),
+        ]
+    );
+    // Each boot's cells span [first start, last start + its secs]; with
+    // two jobs the spans of the two boots overlap.
+    let span = |variant: &str| {
+        let mine: Vec<_> = cells.iter().filter(|c| c.variant == variant).collect();
+        let t = |c: &lab::results::CellRecord| {
+            chrono::DateTime::parse_from_rfc3339(&c.started)
+                .unwrap()
+                .timestamp() as f64
+        };
+        let start = mine.iter().map(|c| t(c)).fold(f64::MAX, f64::min);
+        let end = mine.iter().map(|c| t(c) + c.secs).fold(f64::MIN, f64::max);
+        (start, end)
+    };
+    let (a, b) = (span("a"), span("b"));
+    assert!(
+        a.0 < b.1 && b.0 < a.1,
+        "the boots ran one after the other: a {a:?}, b {b:?}"
     );
 }

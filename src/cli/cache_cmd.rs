@@ -59,19 +59,70 @@ pub fn ls_text(cache: &Cache) -> Result<String> {
         ]);
         all.extend(own);
     }
+    let roots = crate::kernel::build::build_roots(cache);
+    let mut roots_text = String::new();
+    if !roots.is_empty() {
+        let mut r = Table::new();
+        r.load_style(ASCII_MARKDOWN).set_header([
+            "build root",
+            "last built",
+            "own size",
+            "last used",
+        ]);
+        for root in &roots {
+            // What the root adds: its objects, not the source it links to.
+            let own = Inodes::of(&root.dir).minus(&all);
+            r.add_row([
+                root.name.clone(),
+                root.last_built.clone().unwrap_or_default(),
+                human_bytes(own.bytes()),
+                crate::util::rfc3339(root.used),
+            ]);
+        }
+        for root in &roots {
+            all.extend(Inodes::of(&root.dir));
+        }
+        roots_text = format!(
+            "\n{r}\n{} build roots: work trees for patched rebuilds; \
+             `lab cache gc --build-roots` removes them (their kernels stay cached)\n",
+            roots.len()
+        );
+    }
     Ok(format!(
-        "cache {}\n{t}\n{} entries, {} on disk (hard links counted once)\n",
+        "cache {}\n{t}\n{} entries{roots_text}\n{} on disk (hard links counted once)\n",
         cache.root().display(),
         entries.len(),
         human_bytes(all.bytes())
     ))
 }
 
-/// `lab cache gc [--keep N] [--max-size SIZE]`
-pub fn gc(keep: Option<usize>, max_size: Option<&str>) -> Result<i32> {
+/// What `lab cache gc` may remove.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct GcOptions {
+    /// Keep the N newest entries of each kind.
+    pub keep: Option<usize>,
+    /// Shrink the cache, build roots included, to this many bytes.
+    pub max_bytes: Option<u64>,
+    /// Remove every build root that no build is using.
+    pub build_roots: bool,
+}
+
+/// `lab cache gc [--keep N] [--max-size SIZE] [--build-roots]`
+pub fn gc(keep: Option<usize>, max_size: Option<&str>, build_roots: bool) -> Result<i32> {
     let cache = Cache::open_default()?;
-    let max = max_size.map(parse_size).transpose()?;
-    let r = gc_in(&cache, keep, max)?;
+    let max_bytes = max_size.map(parse_size).transpose()?;
+    let opts = GcOptions {
+        keep,
+        max_bytes,
+        build_roots,
+    };
+    let r = gc_in(&cache, opts)?;
+    for (name, bytes) in &r.roots_removed {
+        println!("removed build root {name}  ({})", human_bytes(*bytes));
+    }
+    for name in &r.roots_busy {
+        println!("kept build root {name}: a build is using it");
+    }
     for (info, bytes) in &r.removed {
         println!(
             "removed {:<10} {}  {}  ({}, {})",
@@ -90,8 +141,8 @@ pub fn gc(keep: Option<usize>, max_size: Option<&str>) -> Result<i32> {
         human_bytes(r.bytes_before),
         human_bytes(r.bytes_after)
     );
-    if keep.is_none() && max.is_none() {
-        println!("(give --keep N or --max-size SIZE to remove entries)");
+    if keep.is_none() && max_bytes.is_none() && !build_roots {
+        println!("(give --keep N, --max-size SIZE or --build-roots to remove something)");
     }
     Ok(0)
 }
@@ -102,14 +153,25 @@ pub struct GcReport {
     pub removed: Vec<(EntryInfo, u64)>,
     pub temps_removed: usize,
     pub pointers_removed: usize,
+    /// Removed build roots with their own size (objects, not linked source).
+    pub roots_removed: Vec<(String, u64)>,
+    /// Build roots that were to go but a build held.
+    pub roots_busy: Vec<String>,
     pub bytes_before: u64,
     pub bytes_after: u64,
 }
 
 /// Remove stale temp directories; then all but the `keep` newest entries
-/// of each kind; then the oldest entries until the cache holds at most
-/// `max_bytes`; then pointers whose entry is gone.
-pub fn gc_in(cache: &Cache, keep: Option<usize>, max_bytes: Option<u64>) -> Result<GcReport> {
+/// of each kind; then, until the cache holds at most `max_bytes`, the
+/// least recently used build roots and after them the oldest entries;
+/// then pointers whose entry is gone. Build roots go first because
+/// losing one loses no result, only the head start of the next variant.
+pub fn gc_in(cache: &Cache, opts: GcOptions) -> Result<GcReport> {
+    let GcOptions {
+        keep,
+        max_bytes,
+        build_roots,
+    } = opts;
     let mut r = GcReport {
         temps_removed: remove_stale_temps(cache.root()),
         ..Default::default()
@@ -124,8 +186,22 @@ pub fn gc_in(cache: &Cache, keep: Option<usize>, max_bytes: Option<u64>) -> Resu
             (p, i, n)
         })
         .collect();
-    r.bytes_before = union_bytes(sized.iter().map(|x| &x.2));
+    let roots: Vec<(crate::kernel::build::BuildRootInfo, Inodes)> =
+        crate::kernel::build::build_roots(cache)
+            .into_iter()
+            .map(|b| {
+                let n = Inodes::of(&b.dir);
+                (b, n)
+            })
+            .collect();
+    r.bytes_before = union_bytes(sized.iter().map(|x| &x.2).chain(roots.iter().map(|x| &x.1)));
 
+    // Least recently used first, like `roots`.
+    let mut roots_doomed: Vec<usize> = if build_roots {
+        (0..roots.len()).collect()
+    } else {
+        vec![]
+    };
     let mut doomed: BTreeSet<PathBuf> = BTreeSet::new();
     if let Some(n) = keep {
         let kinds: BTreeSet<String> = sized.iter().map(|x| x.1.kind.clone()).collect();
@@ -143,10 +219,38 @@ pub fn gc_in(cache: &Cache, keep: Option<usize>, max_bytes: Option<u64>) -> Resu
         let mut live: Vec<usize> = (0..sized.len())
             .filter(|&i| !doomed.contains(&sized[i].0))
             .collect();
-        while !live.is_empty() && union_bytes(live.iter().map(|&i| &sized[i].2)) > max {
-            let oldest = live.remove(0);
-            doomed.insert(sized[oldest].0.clone());
+        let mut live_roots: Vec<usize> = (0..roots.len())
+            .filter(|i| !roots_doomed.contains(i))
+            .collect();
+        let size = |live: &[usize], live_roots: &[usize]| {
+            union_bytes(
+                live.iter()
+                    .map(|&i| &sized[i].2)
+                    .chain(live_roots.iter().map(|&i| &roots[i].1)),
+            )
+        };
+        while size(&live, &live_roots) > max {
+            if !live_roots.is_empty() {
+                roots_doomed.push(live_roots.remove(0));
+            } else if !live.is_empty() {
+                let oldest = live.remove(0);
+                doomed.insert(sized[oldest].0.clone());
+            } else {
+                break;
+            }
         }
+    }
+    let mut kept_roots = Vec::new();
+    for (i, (root, n)) in roots.iter().enumerate() {
+        if roots_doomed.contains(&i) {
+            let own = n.minus_all(sized.iter().map(|x| &x.2));
+            if crate::kernel::build::remove_build_root(cache, root)? {
+                r.roots_removed.push((root.name.clone(), own.bytes()));
+                continue;
+            }
+            r.roots_busy.push(root.name.clone());
+        }
+        kept_roots.push(i);
     }
     let mut kept = Vec::new();
     for (p, info, n) in sized.drain(..) {
@@ -159,7 +263,7 @@ pub fn gc_in(cache: &Cache, keep: Option<usize>, max_bytes: Option<u64>) -> Resu
             kept.push(n);
         }
     }
-    r.bytes_after = union_bytes(kept.iter());
+    r.bytes_after = union_bytes(kept.iter().chain(kept_roots.iter().map(|&i| &roots[i].1)));
     r.pointers_removed = remove_dangling_pointers(cache)?;
     Ok(r)
 }
@@ -206,9 +310,11 @@ fn remove_stale_temps(root: &Path) -> usize {
                         rm(t.path());
                     }
                 }
-            } else if let Some((_, pid)) = en.split_once(".trash.")
+            } else if let Some((_, pid)) =
+                en.split_once(".trash.").or_else(|| en.split_once(".tmp."))
                 && dead(Some(pid))
             {
+                // `.tmp.<pid>`: a build root whose creation was cut short.
                 rm(e.path());
             }
         }
@@ -585,6 +691,20 @@ impl Inodes {
     fn extend(&mut self, other: Inodes) {
         self.0.extend(other.0);
     }
+
+    /// The inodes not in `other`.
+    fn minus(mut self, other: &Inodes) -> Inodes {
+        self.0.retain(|k, _| !other.0.contains_key(k));
+        self
+    }
+
+    fn minus_all<'a>(&self, others: impl Iterator<Item = &'a Inodes>) -> Inodes {
+        let mut left = Inodes(self.0.clone());
+        for o in others {
+            left.0.retain(|k, _| !o.0.contains_key(k));
+        }
+        left
+    }
 }
 
 fn union_bytes<'a>(sets: impl Iterator<Item = &'a Inodes>) -> u64 {
@@ -825,7 +945,14 @@ mod tests {
         std::fs::create_dir_all(&stale).unwrap();
         std::fs::create_dir_all(&live).unwrap();
 
-        let r = gc_in(&c, Some(2), None).unwrap();
+        let r = gc_in(
+            &c,
+            GcOptions {
+                keep: Some(2),
+                ..Default::default()
+            },
+        )
+        .unwrap();
         let removed: Vec<&Key> = r.removed.iter().map(|(i, _)| &i.key).collect();
         assert_eq!(removed, vec![&k[0], &k[1]]);
         assert!(c.get("kernel", &k[2]).is_some() && c.get("kernel", &k[3]).is_some());
@@ -857,15 +984,122 @@ mod tests {
                 )
             })
             .collect();
-        let before = gc_in(&c, None, None).unwrap();
+        let before = gc_in(&c, GcOptions::default()).unwrap();
         assert!(before.removed.is_empty());
         let each = before.bytes_before / 4;
         // Room for two and a half entries: the two oldest go.
-        let r = gc_in(&c, None, Some(each * 5 / 2)).unwrap();
+        let r = gc_in(
+            &c,
+            GcOptions {
+                max_bytes: Some(each * 5 / 2),
+                ..Default::default()
+            },
+        )
+        .unwrap();
         let removed: Vec<&Key> = r.removed.iter().map(|(i, _)| &i.key).collect();
         assert_eq!(removed, vec![&keys[0], &keys[1]]);
         assert!(r.bytes_after <= each * 5 / 2);
         assert_eq!(c.list().unwrap().len(), 2);
+    }
+
+    /// A build root laid out as kernel::build leaves one: a tree of
+    /// hard links to a source entry, objects under `out/`, a state file.
+    fn build_root(cache: &Cache, source: &Key, name: &str, object_bytes: usize, age_secs: u64) {
+        let dir = cache.root().join("buildroot").join(name);
+        std::fs::create_dir_all(dir.join("tree/out")).unwrap();
+        let src = cache.get("source", source).unwrap();
+        std::fs::hard_link(src.join("data"), dir.join("tree/data")).unwrap();
+        std::fs::write(dir.join("tree/out/vmlinux"), vec![1u8; object_bytes]).unwrap();
+        std::fs::write(
+            dir.join("state.json"),
+            r#"{"series":[],"method":"patch","touched":[],"fuzzed":[],"last_built":"x86_64-hz100-after"}"#,
+        )
+        .unwrap();
+        let t = std::time::SystemTime::now() - std::time::Duration::from_secs(age_secs);
+        std::fs::File::options()
+            .write(true)
+            .open(dir.join("state.json"))
+            .unwrap()
+            .set_modified(t)
+            .unwrap();
+    }
+
+    #[test]
+    fn build_roots_are_listed_and_removed_only_when_asked_and_free() {
+        let d = tempfile::tempdir().unwrap();
+        let c = Cache::at(d.path()).unwrap();
+        let src = entry(&c, "source", "s", "2026-11-01T00:00:00Z", 256 << 10);
+        build_root(&c, &src, "x86_64-aaaa", 128 << 10, 100);
+        build_root(&c, &src, "arm64-bbbb", 128 << 10, 10);
+        // A root whose creation was cut short by a process that is gone.
+        std::fs::create_dir_all(c.root().join("buildroot/arm64-cccc.tmp.999999999/tree")).unwrap();
+
+        let ls = ls_text(&c).unwrap();
+        assert!(
+            ls.contains("x86_64-aaaa") && ls.contains("arm64-bbbb"),
+            "{ls}"
+        );
+        assert!(ls.contains("x86_64-hz100-after"), "{ls}");
+        assert!(ls.contains("2 build roots"), "{ls}");
+
+        // Plain gc and --keep leave build roots alone.
+        let r = gc_in(
+            &c,
+            GcOptions {
+                keep: Some(1),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert!(r.roots_removed.is_empty());
+        assert_eq!(r.temps_removed, 1, "the dead .tmp root is swept");
+        assert_eq!(crate::kernel::build::build_roots(&c).len(), 2);
+
+        // A build holds one: it stays, and gc says so.
+        let held = c.lock("buildroot-bbbb").unwrap();
+        let r = gc_in(
+            &c,
+            GcOptions {
+                build_roots: true,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        drop(held);
+        let removed: Vec<&str> = r.roots_removed.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(removed, ["x86_64-aaaa"]);
+        assert_eq!(r.roots_busy, ["arm64-bbbb"]);
+        // Its own size: the objects, not the linked source.
+        let own = r.roots_removed[0].1;
+        assert!((128 << 10..256 << 10).contains(&own), "{own}");
+        assert!(c.get("source", &src).is_some(), "the source entry stays");
+        assert!(!c.root().join("buildroot/x86_64-aaaa").exists());
+        assert!(r.bytes_after < r.bytes_before);
+    }
+
+    #[test]
+    fn gc_max_size_drops_build_roots_before_entries() {
+        let d = tempfile::tempdir().unwrap();
+        let c = Cache::at(d.path()).unwrap();
+        let src = entry(&c, "source", "s", "2026-11-01T00:00:00Z", 256 << 10);
+        let k = entry(&c, "kernel", "k", "2026-11-02T00:00:00Z", 256 << 10);
+        build_root(&c, &src, "x86_64-old", 256 << 10, 100);
+        build_root(&c, &src, "x86_64-new", 256 << 10, 10);
+        let before = gc_in(&c, GcOptions::default()).unwrap().bytes_before;
+        // Room for all but one root: the least recently used one goes.
+        let r = gc_in(
+            &c,
+            GcOptions {
+                max_bytes: Some(before - (200 << 10)),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let removed: Vec<&str> = r.roots_removed.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(removed, ["x86_64-old"]);
+        assert!(r.removed.is_empty(), "no entry goes while a root can");
+        assert!(c.get("kernel", &k).is_some() && c.get("source", &src).is_some());
+        assert!(r.bytes_after <= before - (200 << 10));
     }
 
     #[test]
@@ -880,7 +1114,7 @@ mod tests {
             Ok(())
         })
         .unwrap();
-        let r = gc_in(&c, None, None).unwrap();
+        let r = gc_in(&c, GcOptions::default()).unwrap();
         // One 512 KiB file, not two.
         assert!(r.bytes_before < 700 << 10, "{}", r.bytes_before);
         assert!(r.bytes_before >= 512 << 10);

@@ -139,9 +139,14 @@ pub enum CacheCmd {
         /// Keep the N newest entries of each kind.
         #[arg(long)]
         keep: Option<usize>,
-        /// Remove the oldest entries until the cache is under this size (e.g. 20G).
+        /// Shrink the cache to this size (e.g. 20G): least recently used
+        /// build roots first, then the oldest entries.
         #[arg(long)]
         max_size: Option<String>,
+        /// Remove the build roots (work trees that make a new variant's
+        /// build incremental); the kernels built in them stay cached.
+        #[arg(long)]
+        build_roots: bool,
     },
     /// Write entries to a tarball (.tar, .tar.gz, .tar.zst) for another machine or CI job.
     Export {
@@ -203,7 +208,11 @@ fn run(cli: Cli) -> Result<i32> {
         Cmd::Doctor { install } => doctor_cmd::doctor(install),
         Cmd::Cache(c) => match c {
             CacheCmd::Ls => cache_cmd::ls(),
-            CacheCmd::Gc { keep, max_size } => cache_cmd::gc(keep, max_size.as_deref()),
+            CacheCmd::Gc {
+                keep,
+                max_size,
+                build_roots,
+            } => cache_cmd::gc(keep, max_size.as_deref(), build_roots),
             CacheCmd::Export { file, kind, keys } => cache_cmd::export(&file, &kind, &keys),
             CacheCmd::Import { file } => cache_cmd::import(&file),
         },

@@ -60,7 +60,7 @@ pub fn load_recipe(path: &Path) -> Result<Recipe> {
 
 /// Parse and check recipe text; `origin` names it in errors.
 pub fn parse(text: &str, origin: &str) -> Result<Recipe> {
-    let recipe: Recipe = serde_saphyr::from_str(text).map_err(|e| {
+    let recipe: Recipe = crate::util::from_yaml(text).map_err(|e| {
         let msg = e.without_snippet().to_string();
         let msg = msg.lines().next().unwrap_or("").trim().to_string();
         match e.location() {

@@ -30,6 +30,7 @@ pub struct SourceId {
     pub version: String,
 }
 
+#[derive(Debug)]
 pub struct SourceTree {
     pub id: SourceId,
     /// The pristine tree. Never written to.
@@ -152,4 +153,97 @@ pub fn kernel_version(tree: &Path) -> Option<String> {
         get("PATCHLEVEL")?,
         get("SUBLEVEL")?
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn git(dir: &Path, args: &[&str]) {
+        let st = Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(["-c", "user.name=lab", "-c", "user.email=lab@localhost"])
+            .args(args)
+            .status()
+            .unwrap();
+        assert!(st.success(), "git {args:?}");
+    }
+
+    fn makefile(sublevel: u32) -> String {
+        format!("VERSION = 6\nPATCHLEVEL = 99\nSUBLEVEL = {sublevel}\n")
+    }
+
+    /// A two-commit repository shaped like a kernel tree, tag v1 on the first.
+    fn repo() -> tempfile::TempDir {
+        let d = tempfile::tempdir().unwrap();
+        git(d.path(), &["init", "-q"]);
+        std::fs::write(d.path().join("Makefile"), makefile(1)).unwrap();
+        std::fs::write(d.path().join("Kconfig"), "mainmenu \"t\"\n").unwrap();
+        git(d.path(), &["add", "."]);
+        git(d.path(), &["commit", "-qm", "one"]);
+        git(d.path(), &["tag", "v1"]);
+        std::fs::write(d.path().join("Makefile"), makefile(2)).unwrap();
+        git(d.path(), &["commit", "-qam", "two"]);
+        // Uncommitted edits are not part of any ref.
+        std::fs::write(d.path().join("Makefile"), makefile(3)).unwrap();
+        d
+    }
+
+    fn src(repo: &Path, r: &str) -> Source {
+        Source::Git {
+            repo: repo.to_path_buf(),
+            git_ref: r.into(),
+        }
+    }
+
+    #[test]
+    fn a_git_source_is_the_commit_its_ref_names() {
+        let r = repo();
+        let cache_dir = tempfile::tempdir().unwrap();
+        let cache = Cache::at(cache_dir.path()).unwrap();
+        let ev = Events::silent();
+
+        let v1 = ensure(&cache, &src(r.path(), "v1"), &ev).unwrap();
+        assert_eq!(v1.id.kind, "git");
+        assert_eq!(v1.id.hash.len(), 40, "{}", v1.id.hash);
+        assert_eq!(v1.id.version, "6.99.1");
+        assert_eq!(
+            std::fs::read_to_string(v1.path.join("Makefile")).unwrap(),
+            makefile(1)
+        );
+
+        let head = ensure(&cache, &src(r.path(), "HEAD"), &ev).unwrap();
+        assert_eq!(head.id.version, "6.99.2", "committed, not the work tree");
+        assert_ne!(head.id.hash, v1.id.hash);
+        assert_ne!(head.path, v1.path);
+
+        // The same commit by another name is the same cache entry.
+        let again = ensure(&cache, &src(r.path(), "HEAD~1"), &ev).unwrap();
+        assert_eq!(again.path, v1.path);
+        assert_eq!(again.id.hash, v1.id.hash);
+    }
+
+    #[test]
+    fn a_git_ref_that_does_not_resolve_names_the_ref_and_the_tree() {
+        let r = repo();
+        let err = identify(&src(r.path(), "no-such-ref")).unwrap_err();
+        let msg = format!("{err:#}");
+        assert!(msg.contains("'no-such-ref'"), "{msg}");
+        assert!(msg.contains(&r.path().display().to_string()), "{msg}");
+    }
+
+    #[test]
+    fn a_git_tree_that_is_not_a_kernel_is_refused() {
+        let r = repo();
+        git(r.path(), &["rm", "-q", "Kconfig"]);
+        git(r.path(), &["commit", "-qm", "no kconfig"]);
+        let cache_dir = tempfile::tempdir().unwrap();
+        let cache = Cache::at(cache_dir.path()).unwrap();
+        let err = ensure(&cache, &src(r.path(), "HEAD"), &Events::silent()).unwrap_err();
+        assert!(
+            format!("{err:#}").contains("does not look like a kernel tree"),
+            "{err:#}"
+        );
+    }
 }

@@ -127,7 +127,7 @@ impl Matrix {
     }
 
     pub fn parse(path: &Path, text: &str) -> Result<Matrix> {
-        let file: MatrixFile = serde_saphyr::from_str(text).map_err(|e| {
+        let file: MatrixFile = crate::util::from_yaml(text).map_err(|e| {
             let msg = e.without_snippet().to_string();
             match e.location() {
                 Some(l) if l.line() > 0 => {

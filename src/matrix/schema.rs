@@ -40,7 +40,8 @@ pub struct MatrixFile {
     /// Run the variants in A B A B order inside each repetition block.
     #[serde(default)]
     pub interleave: bool,
-    /// Cells whose timing matters; never run beside another VM.
+    /// Cells whose timing matters: `--jobs` warns before running them
+    /// beside another VM, and a loaded host is flagged on each cell.
     #[serde(default = "yes")]
     pub timing: bool,
     #[serde(default)]

@@ -207,3 +207,26 @@ fn non_interleaved_schedule_runs_repetitions_back_to_back() {
     let p = parse(&text).unwrap().plan().unwrap();
     assert_ne!(p.schedule[0].boot, p.schedule[1].boot);
 }
+
+#[test]
+fn yaml_is_read_as_1_2_so_n_and_off_stay_words() {
+    // YAML 1.1 would read `n` as false and `off` as false.
+    let m = parse(&SMALL.replace(
+        "delay: [1, 20]",
+        "delay: [1, 20]\n  n: [1, 2]\n  mode: [on, off]",
+    ))
+    .unwrap();
+    let p = m.plan().unwrap();
+    let ids: Vec<&str> = p.cells.iter().map(|c| c.id.as_str()).collect();
+    assert!(
+        ids.contains(&"x86_64-hz100-before:delay=1,n=2,mode=off"),
+        "{ids:?}"
+    );
+    // A bool field takes true/false only, and the error says where.
+    let e = err_of(&format!("{SMALL}interleave: yes\n"));
+    assert!(e.contains("test.yaml:"), "{e}");
+    assert!(
+        e.contains(&format!(":{}:", SMALL.lines().count() + 1)),
+        "{e}"
+    );
+}

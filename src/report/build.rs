@@ -1207,7 +1207,7 @@ fn patches_of(m: &Manifest, variant: &str) -> Option<Vec<String>> {
         #[serde(default)]
         patches: Vec<crate::matrix::schema::PatchDef>,
     }
-    let parsed: MatrixVariants = serde_saphyr::from_str(&m.matrix.text).ok()?;
+    let parsed: MatrixVariants = crate::util::from_yaml(&m.matrix.text).ok()?;
     let v = parsed.variants.into_iter().find(|v| v.name == variant)?;
     Some(
         v.patches

@@ -164,6 +164,7 @@ fn x86_64_image_is_complete_runs_and_rebuilds_identically() {
         "usr/sbin/dropbear",
         "usr/sbin/dmsetup",
         "usr/sbin/mkfs.xfs",
+        "usr/sbin/mkfs.ext4",
         "usr/bin/dash",
         "usr/bin/busybox",
         "usr/bin/kmod",
@@ -192,6 +193,7 @@ fn x86_64_image_is_complete_runs_and_rebuilds_identically() {
     assert!(chroot(dir, &["fio", "--version"]).starts_with("fio-3."));
     assert!(chroot(dir, &["dmsetup", "--version"]).contains("Library version"));
     assert!(chroot(dir, &["mkfs.xfs", "-V"]).contains("mkfs.xfs version"));
+    assert!(chroot(dir, &["mkfs.ext4", "-V"]).contains("mke2fs"));
     assert!(chroot(dir, &["ip", "-V"]).contains("iproute2"));
     assert!(chroot(dir, &["modprobe", "--version"]).contains("kmod version"));
     assert!(chroot(dir, &["xfs_io", "-V"]).contains("xfs_io version"));

@@ -474,3 +474,82 @@ timing: false
         "the boots ran one after the other: a {a:?}, b {b:?}"
     );
 }
+
+/// mkfs and mount from the matrix, for XFS and for ext4 (the `ext4`
+/// fragment): fio writes through each file system, and teardown unmounts
+/// it, or the ext4 cell's mkfs on the device XFS held would refuse.
+#[test]
+fn file_systems_are_made_mounted_and_torn_down() {
+    let _one = ONE_VM.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let m = dir.path().join("fs.yaml");
+    std::fs::write(
+        &m,
+        r#"version: 1
+name: fs
+kernel: {source: debian-6.12, fragments: [base, ext4]}
+variants: [{name: a}]
+kernel_axes: {arch: [x86_64], hz: {100: [hz100]}}
+boot:
+  cpus: 1
+  memory: 1024
+  null_blk: {nr_devices: 1, gb: 1, memory_backed: 1}
+run_axes: {fs: [xfs, ext4]}
+setup:
+  - mkfs: {fs: "{{ fs }}", device: /dev/nullb0}
+  - mount: {device: /dev/nullb0, dir: /mnt/lab, fs: "{{ fs }}"}
+  - shell: {run: "grep -q '^/dev/nullb0 /mnt/lab {{ fs }} ' /proc/mounts"}
+workload:
+  fio: {filename: /mnt/lab/f, rw: write, bs: 4k, direct: 1, ioengine: psync, number_ios: 50, size: 16M}
+metrics: [write.lat_mean]
+repetitions: 1
+timing: false
+"#,
+    )
+    .unwrap();
+    common::build_matrix(&m, None);
+    let results = dir.path().join("results");
+    let out = Command::new(common::lab_bin())
+        .args(["run", m.to_str().unwrap(), "--results"])
+        .arg(&results)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+
+    let run = only_run(&results);
+    let manifest = run.read_manifest().unwrap();
+    let k = &manifest.kernels["x86_64-hz100-a"];
+    assert!(
+        k.fragments.iter().any(|f| f.name == "ext4"),
+        "{:?}",
+        k.fragments
+    );
+    let mut cells = run.cells().unwrap();
+    cells.sort_by(|a, b| a.started.cmp(&b.started));
+    assert_eq!(cells.len(), 2);
+    for c in &cells {
+        assert_eq!(c.status, lab::results::CellStatus::Done, "{:?}", c.error);
+        let fs = c
+            .axes
+            .0
+            .iter()
+            .find(|(k, _)| k == "fs")
+            .unwrap()
+            .1
+            .to_string();
+        assert!(
+            c.steps[0].command.starts_with(&format!("mkfs.{fs} ")),
+            "{:?}",
+            c.steps[0].command
+        );
+        assert!(c.flags.is_empty(), "{:?}", c.flags);
+    }
+    let lat = run
+        .records()
+        .unwrap()
+        .into_iter()
+        .filter(|r| r.metric == "write.lat_mean")
+        .count();
+    assert_eq!(lat, 2);
+}

@@ -14,6 +14,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("hz1000", include_str!("../../kconfigs/hz1000.config")),
     ("x86_64", include_str!("../../kconfigs/x86_64.config")),
     ("arm64", include_str!("../../kconfigs/arm64.config")),
+    ("ext4", include_str!("../../kconfigs/ext4.config")),
 ];
 
 /// A fragment as resolved: its name, where it came from, and its text.

@@ -110,10 +110,7 @@ impl Cache {
 
     /// A lock file under `<root>/locks/`, held until the guard drops.
     pub fn lock(&self, name: &str) -> Result<Lock> {
-        let dir = self.root.join("locks");
-        fs::create_dir_all(&dir)?;
-        let path = dir.join(format!("{name}.lock"));
-        let file = File::create(&path).with_context(|| format!("creating {}", path.display()))?;
+        let (path, file) = self.lock_file(name)?;
         let flock = nix::fcntl::Flock::lock(file, nix::fcntl::FlockArg::LockExclusive)
             .map_err(|(_, e)| e)
             .with_context(|| format!("locking {}", path.display()))?;
@@ -122,15 +119,20 @@ impl Cache {
 
     /// Like `lock`, but `None` when someone else holds it.
     pub fn try_lock(&self, name: &str) -> Result<Option<Lock>> {
-        let dir = self.root.join("locks");
-        fs::create_dir_all(&dir)?;
-        let path = dir.join(format!("{name}.lock"));
-        let file = File::create(&path).with_context(|| format!("creating {}", path.display()))?;
+        let (path, file) = self.lock_file(name)?;
         match nix::fcntl::Flock::lock(file, nix::fcntl::FlockArg::LockExclusiveNonblock) {
             Ok(flock) => Ok(Some(Lock { _flock: flock })),
             Err((_, nix::errno::Errno::EWOULDBLOCK)) => Ok(None),
             Err((_, e)) => Err(e).with_context(|| format!("locking {}", path.display())),
         }
+    }
+
+    fn lock_file(&self, name: &str) -> Result<(PathBuf, File)> {
+        let dir = self.root.join("locks");
+        fs::create_dir_all(&dir)?;
+        let path = dir.join(format!("{name}.lock"));
+        let file = File::create(&path).with_context(|| format!("creating {}", path.display()))?;
+        Ok((path, file))
     }
 
     /// Get the entry, or make it: `make` fills a fresh temp directory,

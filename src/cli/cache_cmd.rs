@@ -69,18 +69,18 @@ pub fn ls_text(cache: &Cache) -> Result<String> {
             "own size",
             "last used",
         ]);
+        let entries_only = all.clone();
         for root in &roots {
+            let inodes = Inodes::of(&root.dir);
             // What the root adds: its objects, not the source it links to.
-            let own = Inodes::of(&root.dir).minus(&all);
+            let own = inodes.minus(std::iter::once(&entries_only));
             r.add_row([
                 root.name.clone(),
                 root.last_built.clone().unwrap_or_default(),
                 human_bytes(own.bytes()),
                 crate::util::rfc3339(root.used),
             ]);
-        }
-        for root in &roots {
-            all.extend(Inodes::of(&root.dir));
+            all.extend(inodes);
         }
         roots_text = format!(
             "\n{r}\n{} build roots: work trees for patched rebuilds; \
@@ -243,7 +243,7 @@ pub fn gc_in(cache: &Cache, opts: GcOptions) -> Result<GcReport> {
     let mut kept_roots = Vec::new();
     for (i, (root, n)) in roots.iter().enumerate() {
         if roots_doomed.contains(&i) {
-            let own = n.minus_all(sized.iter().map(|x| &x.2));
+            let own = n.minus(sized.iter().map(|x| &x.2));
             if crate::kernel::build::remove_build_root(cache, root)? {
                 r.roots_removed.push((root.name.clone(), own.bytes()));
                 continue;
@@ -662,7 +662,7 @@ pub fn human_bytes(b: u64) -> String {
 
 /// The files of a tree by inode, with their disk usage, so that hard
 /// links (a worktree is a hardlink farm of its source) count once.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 struct Inodes(HashMap<(u64, u64), u64>);
 
 impl Inodes {
@@ -692,13 +692,8 @@ impl Inodes {
         self.0.extend(other.0);
     }
 
-    /// The inodes not in `other`.
-    fn minus(mut self, other: &Inodes) -> Inodes {
-        self.0.retain(|k, _| !other.0.contains_key(k));
-        self
-    }
-
-    fn minus_all<'a>(&self, others: impl Iterator<Item = &'a Inodes>) -> Inodes {
+    /// The inodes in none of `others`.
+    fn minus<'a>(&self, others: impl Iterator<Item = &'a Inodes>) -> Inodes {
         let mut left = Inodes(self.0.clone());
         for o in others {
             left.0.retain(|k, _| !o.0.contains_key(k));

@@ -82,41 +82,18 @@ fn check_junit(xml: &str) {
         ("failure", &["message", "type"]),
         ("error", &["message", "type"]),
     ];
-    let mut stack: Vec<String> = Vec::new();
-    let mut rest = xml;
-    while let Some(i) = rest.find('<') {
-        rest = &rest[i + 1..];
-        let end = rest.find('>').expect("unclosed tag");
-        let tag = &rest[..end];
-        rest = &rest[end + 1..];
-        if tag.starts_with('?') || tag.starts_with('!') {
-            continue;
-        }
-        if let Some(closing) = tag.strip_prefix('/') {
-            assert_eq!(stack.pop().as_deref(), Some(closing.trim()));
-            continue;
-        }
-        let name: String = tag
-            .chars()
-            .take_while(|c| !c.is_whitespace() && *c != '/')
-            .collect();
-        let (_, attrs) = allowed
+    for (name, attrs) in lab::report::testing::xml_elements(xml) {
+        let (_, allowed_attrs) = allowed
             .iter()
             .find(|(n, _)| *n == name)
             .unwrap_or_else(|| panic!("unexpected element <{name}>"));
-        for attr in tag
-            .split('"')
-            .step_by(2)
-            .filter_map(|p| p.trim().strip_suffix('='))
-        {
-            let attr = attr.split_whitespace().last().unwrap_or(attr);
-            assert!(attrs.contains(&attr), "<{name}> has attribute {attr}");
-        }
-        if !tag.ends_with('/') {
-            stack.push(name);
+        for attr in attrs {
+            assert!(
+                allowed_attrs.contains(&attr.as_str()),
+                "<{name}> has attribute {attr}"
+            );
         }
     }
-    assert!(stack.is_empty(), "unclosed {stack:?}");
     // xmllint, when installed, checks it as XML too.
     if let Ok(out) = std::process::Command::new("xmllint")
         .args(["--noout", "-"])

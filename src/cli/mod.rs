@@ -6,7 +6,6 @@ mod cache_cmd;
 mod doctor_cmd;
 mod image_cmd;
 mod plan_cmd;
-mod report_cmd;
 mod run_cmd;
 pub mod ui;
 
@@ -191,15 +190,30 @@ fn run(cli: Cli) -> Result<i32> {
             format,
             out,
             results,
-        } => report_cmd::report(&run, &results, &format, out.as_deref()),
+        } => crate::report::cmd::report(
+            &run,
+            &results,
+            &format,
+            out.as_deref(),
+            &mut std::io::stdout().lock(),
+        ),
         Cmd::Compare {
             a,
             b,
             format,
             out,
             results,
-        } => report_cmd::compare(&a, &b, &results, &format, out.as_deref()),
-        Cmd::Claims(ClaimsCmd::Extract { mail }) => report_cmd::claims_extract(&mail),
+        } => crate::report::cmd::compare(
+            &a,
+            &b,
+            &results,
+            &format,
+            out.as_deref(),
+            &mut std::io::stdout().lock(),
+        ),
+        Cmd::Claims(ClaimsCmd::Extract { mail }) => {
+            crate::report::cmd::claims_extract(&mail, &mut std::io::stdout().lock())
+        }
         Cmd::Merge { dirs, out } => {
             let run = crate::results::merge::merge(&dirs, &out)?;
             println!("merged {} run(s) into {}", dirs.len(), run.path.display());

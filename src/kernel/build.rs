@@ -259,14 +259,12 @@ fn build_one(
         .root()
         .join("pointers")
         .join(format!("kernel-config-{}", p.prekey));
-    if let Some(b) = by_pointer(cache, &pointer, k) {
-        events.finished(
-            &k.id,
-            true,
-            true,
-            start.elapsed().as_secs_f64(),
-            "cache hit, nothing to build",
-        );
+    let cached = |why: &str| {
+        let b = by_pointer(cache, &pointer, k)?;
+        events.finished(&k.id, true, true, start.elapsed().as_secs_f64(), why);
+        Some(b)
+    };
+    if let Some(b) = cached("cache hit, nothing to build") {
         return Ok(b);
     }
     events.started(&k.id, &format!("kernel {}", k.id), None);
@@ -274,14 +272,7 @@ fn build_one(
     let root = BuildRoot::open(cache, src, &p.rootkey, k.arch)?;
     let _lock = cache.lock(&root_lock(p.rootkey.short()))?;
     // Another lab (or test) may have built it while we waited for the lock.
-    if let Some(b) = by_pointer(cache, &pointer, k) {
-        events.finished(
-            &k.id,
-            true,
-            true,
-            start.elapsed().as_secs_f64(),
-            "built meanwhile by another lab process",
-        );
+    if let Some(b) = cached("built meanwhile by another lab process") {
         return Ok(b);
     }
     let wt = root.switch_to(&p, events)?;

@@ -852,36 +852,34 @@ fn compare(
     let gated = settings.gate.iter().any(|g| g == metric);
     let mut flags = Flags::default();
     let set = |v: &[String]| v.iter().cloned().collect::<BTreeSet<String>>();
-    if !bc.clocksources.is_empty()
-        && !nc.clocksources.is_empty()
-        && set(&bc.clocksources) != set(&nc.clocksources)
-    {
-        flags.add(
+    for (kind, what, b, n) in [
+        (
             "clocksource-mismatch",
-            format!(
-                "measured on different clocksources: {} {}, {} {}",
-                bc.variant,
-                bc.clocksources.join("+"),
-                nc.variant,
-                nc.clocksources.join("+")
-            ),
-            None,
-            None,
-        );
-    }
-    if !bc.accels.is_empty() && !nc.accels.is_empty() && set(&bc.accels) != set(&nc.accels) {
-        flags.add(
+            "on different clocksources",
+            &bc.clocksources,
+            &nc.clocksources,
+        ),
+        (
             "accel-mismatch",
-            format!(
-                "measured with different accelerators: {} {}, {} {}",
-                bc.variant,
-                bc.accels.join("+"),
-                nc.variant,
-                nc.accels.join("+")
-            ),
-            None,
-            None,
-        );
+            "with different accelerators",
+            &bc.accels,
+            &nc.accels,
+        ),
+    ] {
+        if !b.is_empty() && !n.is_empty() && set(b) != set(n) {
+            flags.add(
+                kind,
+                format!(
+                    "measured {what}: {} {}, {} {}",
+                    bc.variant,
+                    b.join("+"),
+                    nc.variant,
+                    n.join("+")
+                ),
+                None,
+                None,
+            );
+        }
     }
     Comparison {
         metric: metric.to_string(),

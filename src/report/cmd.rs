@@ -1,5 +1,5 @@
-//! What `lab report`, `lab compare` and `lab claims extract` do; the
-//! command line in `cli::report_cmd` only forwards here.
+//! What `lab report`, `lab compare` and `lab claims extract` do. They
+//! write to `out` (stdout from the command line), so tests can read it.
 
 use super::{Format, Report};
 use crate::results::RunDir;

@@ -37,10 +37,15 @@ pub struct Series {
 
 type Res = Result<(), DrawingAreaErrorKind<std::io::Error>>;
 
-fn finish(svg: String) -> String {
-    // Inline SVG in HTML needs no namespace, and the page then holds no
-    // URL at all.
-    svg.replacen(" xmlns=\"http://www.w3.org/2000/svg\"", "", 1)
+/// Draw into a `w`×`h` SVG; a failed drawing becomes an SVG that says so.
+fn render(w: u32, h: u32, draw: impl FnOnce(&mut String, (u32, u32)) -> Res) -> String {
+    let mut svg = String::new();
+    match draw(&mut svg, (w, h)) {
+        // Inline SVG in HTML needs no namespace, and the page then holds
+        // no URL at all.
+        Ok(()) => svg.replacen(" xmlns=\"http://www.w3.org/2000/svg\"", "", 1),
+        Err(e) => error_svg(w, h, e),
+    }
 }
 
 fn error_svg(w: u32, h: u32, e: impl std::fmt::Debug) -> String {
@@ -64,13 +69,9 @@ pub fn medians(
 ) -> String {
     let n = categories.len().max(1);
     let w = (160 + 110 * n as u32).clamp(560, 960);
-    let h = 360;
-    let mut svg = String::new();
-    let r = draw_medians(&mut svg, (w, h), title, y_desc, x_desc, categories, series);
-    match r {
-        Ok(()) => finish(svg),
-        Err(e) => error_svg(w, h, e),
-    }
+    render(w, 360, |svg, size| {
+        draw_medians(svg, size, title, y_desc, x_desc, categories, series)
+    })
 }
 
 fn draw_medians(
@@ -208,12 +209,9 @@ pub fn latency(
     scale: f64,
     series: &[(String, usize, Vec<[f64; 2]>)],
 ) -> String {
-    let (w, h) = (560, 340);
-    let mut svg = String::new();
-    match draw_latency(&mut svg, (w, h), title, y_desc, scale, series) {
-        Ok(()) => finish(svg),
-        Err(e) => error_svg(w, h, e),
-    }
+    render(560, 340, |svg, size| {
+        draw_latency(svg, size, title, y_desc, scale, series)
+    })
 }
 
 fn draw_latency(

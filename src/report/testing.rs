@@ -321,18 +321,8 @@ pub fn dm_delay(
         created: "2026-11-01T10:00:00Z".into(),
         matrix: MatrixInfo {
             path: "matrices/synthetic-dm-delay.yaml".into(),
-            name: matrix.name.clone(),
-            description: matrix.description.clone(),
-            hash: crate::util::hash_bytes(text.as_bytes()),
-            text: text.clone(),
-            filter: None,
-            shard: None,
-            metrics: matrix.metrics.clone(),
-            repetitions: matrix.repetitions,
-            interleave: matrix.interleave,
-            timing: matrix.timing,
-            verdict: matrix.verdict.clone(),
             claims,
+            ..MatrixInfo::of(&matrix, None, None)
         },
         plan,
         host: HostInfo {
@@ -389,4 +379,46 @@ pub fn write(root: &Path, s: &Synthetic) -> Result<RunDir> {
     }
     run.write_records()?;
     Ok(run)
+}
+
+/// A minimal XML check for report tests: tags nest and close, and no tag
+/// holds a `<`. Returns each element opened, with its attribute names.
+pub fn xml_elements(xml: &str) -> Vec<(String, Vec<String>)> {
+    let mut elements = Vec::new();
+    let mut stack: Vec<String> = Vec::new();
+    let mut rest = xml;
+    while let Some(i) = rest.find('<') {
+        rest = &rest[i + 1..];
+        let end = rest.find('>').expect("unclosed tag");
+        let tag = &rest[..end];
+        rest = &rest[end + 1..];
+        if tag.starts_with('?') || tag.starts_with('!') {
+            continue;
+        }
+        assert!(!tag.contains('<'), "bad tag {tag}");
+        if let Some(closing) = tag.strip_prefix('/') {
+            assert_eq!(
+                stack.pop().as_deref(),
+                Some(closing.trim()),
+                "mismatched </{closing}>"
+            );
+            continue;
+        }
+        let name: String = tag
+            .chars()
+            .take_while(|c| !c.is_whitespace() && *c != '/')
+            .collect();
+        let attrs = tag
+            .split('"')
+            .step_by(2)
+            .filter_map(|p| p.trim().strip_suffix('='))
+            .map(|a| a.split_whitespace().last().unwrap_or(a).to_string())
+            .collect();
+        if !tag.ends_with('/') {
+            stack.push(name.clone());
+        }
+        elements.push((name, attrs));
+    }
+    assert!(stack.is_empty(), "unclosed {stack:?}");
+    elements
 }

@@ -37,6 +37,20 @@ fn cell_mut<'a>(s: &'a mut Synthetic, variant: &str, delay: i64, rep: u32) -> &'
         .unwrap()
 }
 
+/// io_poll_delay as 6.12 leaves it: written 10, read back -1.
+fn ignored_poll_delay() -> Knob {
+    Knob {
+        path: "/sys/block/nvme0n1/queue/io_poll_delay".into(),
+        wanted: "10".into(),
+        before: "-1".into(),
+        after: "-1".into(),
+        status: KnobStatus::Ignored,
+        reason: Some(
+            "hybrid polling is gone: the kernel accepts any write and always reads -1".into(),
+        ),
+    }
+}
+
 fn claims_for_x86(s: &mut Synthetic) {
     s.manifest.matrix.claims[0]
         .conditions
@@ -191,16 +205,9 @@ fn a_jiffies_clocksource_is_flagged() {
 fn an_ignored_knob_is_flagged() {
     let mut s = testing::before_after(3).unwrap();
     for rep in 1..=3 {
-        cell_mut(&mut s, "after", 5, rep).knobs.push(Knob {
-            path: "/sys/block/nvme0n1/queue/io_poll_delay".into(),
-            wanted: "10".into(),
-            before: "-1".into(),
-            after: "-1".into(),
-            status: KnobStatus::Ignored,
-            reason: Some(
-                "hybrid polling is gone: the kernel accepts any write and always reads -1".into(),
-            ),
-        });
+        cell_mut(&mut s, "after", 5, rep)
+            .knobs
+            .push(ignored_poll_delay());
     }
     let (_d, _run, r) = build_of(&s);
     let after = group(&r, 5)
@@ -350,38 +357,7 @@ fn junit_fails_on_a_regression() {
     assert!(xml.contains("type=\"regression\""));
     assert!(!xml.contains("skipped="), "{xml}");
     assert_eq!(xml.matches("<testcase").count(), 4 + 8 + 1);
-    well_formed(&xml);
-}
-
-/// A minimal XML well-formedness check: tags nest and close.
-fn well_formed(xml: &str) {
-    let mut stack: Vec<String> = Vec::new();
-    let mut rest = xml;
-    while let Some(i) = rest.find('<') {
-        rest = &rest[i + 1..];
-        let end = rest.find('>').expect("unclosed tag");
-        let tag = &rest[..end];
-        rest = &rest[end + 1..];
-        if tag.starts_with('?') || tag.starts_with('!') {
-            continue;
-        }
-        let name: String = tag
-            .trim_start_matches('/')
-            .chars()
-            .take_while(|c| !c.is_whitespace() && *c != '/')
-            .collect();
-        if let Some(closing) = tag.strip_prefix('/') {
-            assert_eq!(
-                stack.pop().as_deref(),
-                Some(closing.trim()),
-                "mismatched </{closing}>"
-            );
-        } else if !tag.ends_with('/') {
-            stack.push(name);
-        }
-        assert!(!tag.contains('<'), "bad tag {tag}");
-    }
-    assert!(stack.is_empty(), "unclosed {stack:?}");
+    testing::xml_elements(&xml);
 }
 
 #[test]
@@ -682,16 +658,9 @@ fn dump() {
     };
     let mut s = testing::before_after(3).unwrap();
     cell_mut(&mut s, "after", 2, 2).clocksource_after = "refined-jiffies".into();
-    cell_mut(&mut s, "after", 5, 1).knobs.push(Knob {
-        path: "/sys/block/nvme0n1/queue/io_poll_delay".into(),
-        wanted: "10".into(),
-        before: "-1".into(),
-        after: "-1".into(),
-        status: KnobStatus::Ignored,
-        reason: Some(
-            "hybrid polling is gone: the kernel accepts any write and always reads -1".into(),
-        ),
-    });
+    cell_mut(&mut s, "after", 5, 1)
+        .knobs
+        .push(ignored_poll_delay());
     let (_d, _run, r) = build_of(&s);
     let dir = Path::new(&dir);
     for f in Format::ALL {

@@ -53,6 +53,27 @@ pub struct MatrixInfo {
     pub claims: Vec<ClaimDef>,
 }
 
+impl MatrixInfo {
+    /// What a run records of the matrix it ran, and of the selection.
+    pub fn of(m: &crate::matrix::Matrix, filter: Option<String>, shard: Option<String>) -> Self {
+        MatrixInfo {
+            path: m.path.display().to_string(),
+            name: m.name.clone(),
+            description: m.description.clone(),
+            hash: crate::util::hash_bytes(m.text.as_bytes()),
+            text: m.text.clone(),
+            filter,
+            shard,
+            metrics: m.metrics.clone(),
+            repetitions: m.repetitions,
+            interleave: m.interleave,
+            timing: m.timing,
+            verdict: m.verdict.clone(),
+            claims: m.claims.clone(),
+        }
+    }
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ImageInfo {
     pub arch: String,

@@ -55,7 +55,7 @@ pub struct ClaimRow {
 pub fn extract_from_bytes(raw: &[u8]) -> Result<Vec<ClaimTable>> {
     let tables = if raw.starts_with(b"From ") {
         let mut tables = Vec::new();
-        for (n, message) in crate::mbox::messages(raw).iter().enumerate() {
+        for (n, message) in crate::mail::mbox::messages(raw).iter().enumerate() {
             let found = tables_of_mail(message)
                 .with_context(|| format!("reading message {} of the mbox", n + 1))?;
             tables.extend(found);

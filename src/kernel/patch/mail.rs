@@ -59,7 +59,7 @@ pub(super) fn parse_mbox(data: &[u8]) -> Result<Vec<Mail>> {
 }
 
 pub(super) fn split_mbox(data: &[u8]) -> Vec<Vec<u8>> {
-    crate::mbox::messages(data)
+    crate::mail::mbox::messages(data)
 }
 
 fn parse_one(raw: &[u8]) -> Result<Mail> {

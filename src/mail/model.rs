@@ -1,0 +1,159 @@
+//! What a mail claims: tables of numbers, as their author wrote them.
+//!
+//! Every layout a mail can use (aligned columns, `label: value` lists,
+//! pasted fio or perf output, the kernel test robot's comparisons, prose)
+//! comes out as one shape, [`ClaimTable`], so the binding to a matrix
+//! does not care how the numbers were written.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// How the numbers were written in the mail.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClaimKind {
+    /// Aligned columns, pipes or bordered tables.
+    Table,
+    /// A run of `label: value unit` lines.
+    LabelValues,
+    /// fio's text output pasted into the mail.
+    Fio,
+    /// A `perf stat` block.
+    PerfStat,
+    /// The kernel test robot's (lkp-tests) comparison table.
+    Lkp,
+    /// A number in a sentence: `3381 -> 3151us`, `2x faster`.
+    Prose,
+}
+
+/// What a quantity measures; units convert only within one kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UnitKind {
+    /// Base: nanoseconds.
+    Time,
+    /// Base: bytes per second.
+    Throughput,
+    /// Base: operations (I/Os) per second.
+    Rate,
+    /// Base: percent.
+    Percent,
+    /// Base: one event.
+    Count,
+    /// Base: hertz.
+    Frequency,
+}
+
+/// A unit as written, with what it measures and its scale.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Unit {
+    /// As the mail wrote it: `usec`, `MiB/s`, `k IOPS`.
+    pub written: String,
+    /// The canonical symbol: `us`, `MiB/s`, `IOPS`.
+    pub symbol: String,
+    pub kind: UnitKind,
+    /// A value in this unit times `scale` is in the kind's base unit.
+    pub scale: f64,
+}
+
+impl Unit {
+    /// `value` in this unit, expressed in `to`; None across kinds.
+    pub fn convert(&self, value: f64, to: &Unit) -> Option<f64> {
+        (self.kind == to.kind).then(|| value * self.scale / to.scale)
+    }
+}
+
+/// The message a claim came from.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Origin {
+    pub message_id: Option<String>,
+    pub subject: Option<String>,
+    pub author: Option<String>,
+    pub date: Option<String>,
+    /// The message's position in its mbox, from 1; 1 for a single mail.
+    pub message: usize,
+}
+
+/// One table of numbers from a mail.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ClaimTable {
+    pub origin: Origin,
+    pub kind: ClaimKind,
+    /// 0 for the mail's own text, 1 for `> ` quoted text, and so on.
+    pub quote_depth: usize,
+    /// The line of the message body where the table starts, from 1.
+    pub line: usize,
+    /// At most 3 lines just above the table, never a paragraph.
+    pub caption: Option<String>,
+    /// The names of the columns that key each row, left to right. A group
+    /// header (`8 threads:`) above a block of rows is the first key.
+    pub key_columns: Vec<String>,
+    /// The value columns. A spanning header is part of the name
+    /// (`iodepth 8 / IOPS`).
+    pub columns: Vec<Column>,
+    pub rows: Vec<Row>,
+    /// The unit of every value that names none in its cell, row or column.
+    pub unit: Option<Unit>,
+    /// The benchmark's parameters (`runtime: 300s`, `nr_task: 1`): the
+    /// conditions of the claim, not claimed results.
+    pub conditions: BTreeMap<String, String>,
+    /// A sentence near the table that bounds the numbers. Best effort.
+    pub theoretical_max: Option<String>,
+    /// Rows that did not fit, and other things a reader should know.
+    pub warnings: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Column {
+    pub name: String,
+    pub unit: Option<Unit>,
+}
+
+/// One row: its keys (aligned to `key_columns`) and its values (aligned
+/// to `columns`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Row {
+    pub keys: Vec<String>,
+    /// A unit in the row label (`p99 (us)`).
+    pub unit: Option<Unit>,
+    pub values: Vec<Value>,
+    /// The line of the message body, from 1.
+    pub line: usize,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Value {
+    Number {
+        value: f64,
+        /// A unit written in the cell itself (`3151us`).
+        unit: Option<Unit>,
+        /// `± 3%`: the relative spread, in percent.
+        spread_pct: Option<f64>,
+    },
+    /// `N/A`, `n/a`, `-`: the author says there is nothing to measure.
+    NotApplicable,
+    /// The cell is empty.
+    Missing,
+}
+
+impl ClaimTable {
+    /// The unit of a value: its cell's, else its row's, else its
+    /// column's, else the table's.
+    pub fn unit_of(&self, row: &Row, column: usize) -> Option<&Unit> {
+        let cell = match row.values.get(column) {
+            Some(Value::Number { unit: Some(u), .. }) => Some(u),
+            _ => None,
+        };
+        cell.or(row.unit.as_ref())
+            .or(self.columns.get(column).and_then(|c| c.unit.as_ref()))
+            .or(self.unit.as_ref())
+    }
+
+    /// The index of a column by name, ignoring case and spaces at the ends.
+    pub fn column(&self, name: &str) -> Option<usize> {
+        self.columns
+            .iter()
+            .position(|c| c.name.trim().eq_ignore_ascii_case(name.trim()))
+    }
+}

@@ -116,6 +116,10 @@ fn dm_delay_one_ms_before_and_after_the_patch() {
             "{:?}",
             c.flags
         );
+        // Contention is measured over every cell, from the host's PSI and
+        // QEMU's own scheduler statistics.
+        let p = c.contention.as_ref().expect("contention recorded");
+        assert!(p.secs > 0.0 && p.qemu_cpu_pct.is_some(), "{p:?}");
     }
 }
 

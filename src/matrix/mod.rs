@@ -104,6 +104,7 @@ pub struct Matrix {
     pub timing: bool,
     pub claims: Vec<schema::ClaimDef>,
     pub verdict: schema::VerdictDef,
+    pub contention: ContentionPolicy,
     /// The file's bytes, hashed into the run's identity.
     #[serde(skip)]
     pub text: String,
@@ -382,12 +383,61 @@ fn validate(path: &Path, text: &str, f: MatrixFile) -> Result<Matrix> {
         timing: f.timing,
         claims: f.claims,
         verdict: f.verdict,
+        contention: contention_policy(path, &f.contention)?,
         text: text.to_string(),
     };
     check_claims(&m)?;
     // Every template must render for every cell; find out now, not in a guest.
     m.plan()?;
     Ok(m)
+}
+
+/// When a timing cell counts as contended, and what lab does about it.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
+pub struct ContentionPolicy {
+    /// Re-runs of a contended cell, each after waiting for a quiet host.
+    pub retries: u32,
+    /// Host CPU pressure (PSI `some`) over a cell, in percent.
+    pub psi_some_pct: f64,
+    /// QEMU's run-queue wait over a cell, in percent of its wall time.
+    pub qemu_wait_pct: f64,
+    /// Longest wait for a quiet host before a re-run, in seconds.
+    pub quiet_wait_secs: u64,
+}
+
+impl Default for ContentionPolicy {
+    fn default() -> Self {
+        ContentionPolicy {
+            retries: 2,
+            psi_some_pct: 10.0,
+            qemu_wait_pct: 5.0,
+            quiet_wait_secs: 60,
+        }
+    }
+}
+
+fn contention_policy(path: &Path, d: &schema::ContentionDef) -> Result<ContentionPolicy> {
+    let mut p = ContentionPolicy::default();
+    let pct = |v: &Option<Loc<String>>, default: f64| -> Result<f64> {
+        match v {
+            None => Ok(default),
+            Some(l) => crate::util::parse_percent(&l.value)
+                .map(|x| x * 100.0)
+                .map_err(|e| err_at(path, l, format!("'{}': {e}", l.value))),
+        }
+    };
+    p.psi_some_pct = pct(&d.psi_some, p.psi_some_pct)?;
+    p.qemu_wait_pct = pct(&d.qemu_wait, p.qemu_wait_pct)?;
+    if let Some(r) = &d.retries {
+        if r.value > 10 {
+            return Err(err_at(path, r, "contention.retries: at most 10"));
+        }
+        p.retries = r.value;
+    }
+    if let Some(w) = &d.quiet_wait {
+        p.quiet_wait_secs = w.value;
+    }
+    Ok(p)
 }
 
 fn resolve_patch_path(dir: &Path, p: &PatchDef) -> PatchDef {

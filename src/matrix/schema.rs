@@ -48,6 +48,9 @@ pub struct MatrixFile {
     pub claims: Vec<ClaimDef>,
     #[serde(default)]
     pub verdict: VerdictDef,
+    /// When a timing cell counts as measured on a contended host.
+    #[serde(default)]
+    pub contention: ContentionDef,
 }
 
 fn one() -> Loc<u32> {
@@ -415,6 +418,24 @@ pub struct VerdictDef {
     /// Lower is better for these metrics, e.g. latencies. Defaults by name.
     #[serde(default)]
     pub lower_is_better: Vec<String>,
+}
+
+/// `contention: {retries: 2, psi_some: 10%, qemu_wait: 5%, quiet_wait: 60}`
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ContentionDef {
+    /// Re-runs of a contended timing cell once the host is quiet.
+    #[serde(default)]
+    pub retries: Option<Loc<u32>>,
+    /// Host CPU pressure over a cell above which it is contended.
+    #[serde(default)]
+    pub psi_some: Option<Loc<String>>,
+    /// QEMU's run-queue wait over a cell above which it is contended.
+    #[serde(default)]
+    pub qemu_wait: Option<Loc<String>>,
+    /// Seconds to wait for a quiet host before a re-run.
+    #[serde(default)]
+    pub quiet_wait: Option<Loc<u64>>,
 }
 
 /// A YAML scalar kept with its type, so `{{ delay }}` renders as `1`, not `"1"`.

@@ -3,9 +3,9 @@
 use super::claims::{self, ClaimTable};
 use super::stats::{self, Summary, Verdict};
 use super::{
-    AaNoise, CellSummary, ClaimCheck, Comparison, Completeness, Flag, Group, KernelProvenance,
-    LatencySeries, MatrixSummary, MetricInfo, MetricStats, Outcome, PatchProvenance, Provenance,
-    RepProblem, RepRef, Report, ReportKind, Settings, VariantInfo,
+    AaNoise, CellSummary, ClaimCheck, Comparison, Completeness, Flag, FlagKind, Group,
+    KernelProvenance, LatencySeries, MatrixSummary, MetricInfo, MetricStats, Outcome,
+    PatchProvenance, Provenance, RepProblem, RepRef, Report, ReportKind, Settings, VariantInfo,
 };
 use crate::guest::knob::KnobStatus;
 use crate::guest::probe::is_jiffies;
@@ -74,7 +74,7 @@ struct Entry<'a> {
 struct Flags(Vec<Flag>);
 
 impl Flags {
-    fn add(&mut self, kind: &str, message: String, metric: Option<&str>, rep: Option<u32>) {
+    fn add(&mut self, kind: FlagKind, message: String, metric: Option<&str>, rep: Option<u32>) {
         let found = self
             .0
             .iter_mut()
@@ -83,7 +83,7 @@ impl Flags {
             Some(f) => f,
             None => {
                 self.0.push(Flag {
-                    kind: kind.into(),
+                    kind,
                     message,
                     metric: metric.map(String::from),
                     reps: vec![],
@@ -220,7 +220,7 @@ pub fn build_compare(
                 && x != y
             {
                 g.flags.push(Flag {
-                    kind: "kernel-differs".into(),
+                    kind: FlagKind::KernelDiffers,
                     message: "the kernel builds differ between the runs".into(),
                     metric: None,
                     reps: vec![],
@@ -253,6 +253,7 @@ fn settings(m: &Manifest, baseline: String, problems: &mut Vec<String>) -> Setti
         min_runs: MIN_RUNS,
         baseline,
         gate: v.gate.clone(),
+        timing: m.matrix.timing,
     }
 }
 
@@ -587,7 +588,7 @@ fn group(
     let base = es.iter().position(|e| e.variant == settings.baseline);
     match base {
         None => flags.add(
-            "missing",
+            FlagKind::Missing,
             format!("no {} cell to compare with", settings.baseline),
             None,
             None,
@@ -655,14 +656,14 @@ fn cell_summary(s: &Side, e: &Entry, names: &[String], settings: &Settings) -> C
                     Some(err) => format!("{status}: {}", first_line(err)),
                     None => status.to_string(),
                 };
-                flags.add("failed", msg, None, rep);
+                flags.add(FlagKind::Failed, msg, None, rep);
             }
         }
         for cs in [&r.clocksource_before, &r.clocksource_after] {
             push(&mut clocksources, cs);
             if is_jiffies(cs) {
                 flags.add(
-                    "jiffies-clocksource",
+                    FlagKind::JiffiesClocksource,
                     format!("guest clocksource {cs}: times advance in ticks"),
                     None,
                     rep,
@@ -674,7 +675,7 @@ fn cell_summary(s: &Side, e: &Entry, names: &[String], settings: &Settings) -> C
             && r.clocksource_before != r.clocksource_after
         {
             flags.add(
-                "jiffies-clocksource",
+                FlagKind::JiffiesClocksource,
                 format!(
                     "clocksource changed from {} to {} during the cell",
                     r.clocksource_before, r.clocksource_after
@@ -689,7 +690,7 @@ fn cell_summary(s: &Side, e: &Entry, names: &[String], settings: &Settings) -> C
                 push(&mut clocksources, &p.clocksource);
                 if is_jiffies(&p.clocksource) {
                     flags.add(
-                        "jiffies-clocksource",
+                        FlagKind::JiffiesClocksource,
                         format!("guest booted on clocksource {}", p.clocksource),
                         None,
                         rep,
@@ -701,7 +702,12 @@ fn cell_summary(s: &Side, e: &Entry, names: &[String], settings: &Settings) -> C
                 .iter()
                 .filter(|l| crate::vm::console::is_clock_trouble(l))
             {
-                flags.add("clock-event", format!("console: {}", ev.trim()), None, rep);
+                flags.add(
+                    FlagKind::ClockEvent,
+                    format!("console: {}", ev.trim()),
+                    None,
+                    rep,
+                );
             }
         }
         let knobs = r
@@ -715,7 +721,7 @@ fn cell_summary(s: &Side, e: &Entry, names: &[String], settings: &Settings) -> C
             }
             let why = k.reason.as_deref().unwrap_or("the kernel did not apply it");
             flags.add(
-                "knob-ignored",
+                FlagKind::KnobIgnored,
                 format!(
                     "knob {} ignored (wrote {}, reads {}): {why}",
                     k.path, k.wanted, k.after
@@ -726,7 +732,7 @@ fn cell_summary(s: &Side, e: &Entry, names: &[String], settings: &Settings) -> C
         }
         if timing && r.host_cores > 0 && r.host_load[0] > r.host_cores as f64 {
             flags.add(
-                "host-load",
+                FlagKind::HostLoad,
                 format!(
                     "host load {:.1} above its {} cores during a timing cell",
                     r.host_load[0], r.host_cores
@@ -735,8 +741,27 @@ fn cell_summary(s: &Side, e: &Entry, names: &[String], settings: &Settings) -> C
                 rep,
             );
         }
+        if let Some(c) = r.contention.as_ref().filter(|c| timing && c.contended) {
+            flags.add(
+                FlagKind::Contended,
+                format!(
+                    "measured on a contended host: {}",
+                    c.reason.as_deref().unwrap_or("")
+                ),
+                None,
+                rep,
+            );
+        }
+        for c in &r.contended_attempts {
+            flags.add(
+                FlagKind::Contended,
+                format!("re-run: an earlier attempt was contended ({})", c.figures()),
+                None,
+                rep,
+            );
+        }
         for f in &r.flags {
-            flags.add("run", f.clone(), None, rep);
+            flags.add(FlagKind::Run, f.clone(), None, rep);
         }
     }
     let done: BTreeSet<u32> = e.records.iter().map(|r| r.rep).collect();
@@ -747,7 +772,7 @@ fn cell_summary(s: &Side, e: &Entry, names: &[String], settings: &Settings) -> C
         .filter(|r| !done.contains(r))
         .collect();
     for r in &missing {
-        flags.add("missing", "no result".into(), None, Some(*r));
+        flags.add(FlagKind::Missing, "no result".into(), None, Some(*r));
     }
     let metrics = names
         .iter()
@@ -766,7 +791,7 @@ fn cell_summary(s: &Side, e: &Entry, names: &[String], settings: &Settings) -> C
                 && sm.cv > settings.max_cv
             {
                 flags.add(
-                    "high-cv",
+                    FlagKind::HighCv,
                     format!(
                         "{name}: CV {} above {}",
                         super::numbers::percent(sm.cv),
@@ -848,19 +873,35 @@ fn compare(
         ]),
     );
     let mw = (!base.is_empty() && !new.is_empty()).then(|| stats::mann_whitney(&new, &base));
-    let verdict = stats::verdict(&base, &new, lower_is_better, settings.noise, settings.alpha);
+    // A sample from a contended host says as much about the host as about
+    // the kernel: no better or worse may come out of it.
+    let untrusted: Vec<String> = [be, ne]
+        .iter()
+        .flat_map(|e| e.records.iter())
+        .filter(|r| r.status == CellStatus::Done)
+        .filter_map(|r| {
+            let c = r.contention.as_ref().filter(|c| c.contended)?;
+            Some(format!("{} rep {} ({})", r.cell, r.rep, c.figures()))
+        })
+        .collect();
+    let verdict = match stats::verdict(&base, &new, lower_is_better, settings.noise, settings.alpha)
+    {
+        Verdict::TooFewRuns => Verdict::TooFewRuns,
+        _ if settings.timing && !untrusted.is_empty() => Verdict::Untrusted,
+        v => v,
+    };
     let gated = settings.gate.iter().any(|g| g == metric);
     let mut flags = Flags::default();
     let set = |v: &[String]| v.iter().cloned().collect::<BTreeSet<String>>();
     for (kind, what, b, n) in [
         (
-            "clocksource-mismatch",
+            FlagKind::ClocksourceMismatch,
             "on different clocksources",
             &bc.clocksources,
             &nc.clocksources,
         ),
         (
-            "accel-mismatch",
+            FlagKind::AccelMismatch,
             "with different accelerators",
             &bc.accels,
             &nc.accels,
@@ -898,7 +939,8 @@ fn compare(
         welch_p: stats::welch_t(&new, &base)
             .map(|w| w.p_two_sided)
             .filter(|p| p.is_finite()),
-        verdict: verdict.to_string(),
+        verdict,
+        untrusted,
         gated,
         regression: gated && verdict == Verdict::Worse,
         flags: flags.0,
@@ -1499,7 +1541,7 @@ fn claim_rows(
                     let g = &mut report.groups[gi];
                     if !g.flags.iter().any(|f| f.message == msg) {
                         g.flags.push(Flag {
-                            kind: "claim-conditions".into(),
+                            kind: FlagKind::ClaimConditions,
                             message: msg,
                             metric: Some(claim.metric.clone()),
                             reps: vec![],
@@ -1609,6 +1651,16 @@ fn outcome(r: &Report) -> Outcome {
     }
     if !c.boot_errors.is_empty() {
         incomplete.push(format!("{} boot(s) failed", c.boot_errors.len()));
+    }
+    for (g, c) in super::untrusted(r) {
+        incomplete.push(format!(
+            "{} {}: {} against {} untrusted, measured on a contended host: {}",
+            c.metric,
+            g.id,
+            c.variant,
+            c.base_variant,
+            c.untrusted.join(", ")
+        ));
     }
     incomplete.extend(r.problems.iter().cloned());
     let mut o = Outcome {

@@ -166,6 +166,13 @@ pub struct Settings {
     pub baseline: String,
     /// Metrics whose regressions fail CI.
     pub gate: Vec<String>,
+    /// Timing matters: a contended sample makes a comparison untrusted.
+    #[serde(default = "yes")]
+    pub timing: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -256,8 +263,10 @@ pub struct Comparison {
     pub mann_whitney_p: Option<f64>,
     pub mann_whitney_exact: bool,
     pub welch_p: Option<f64>,
-    /// better, worse, no change, or too few runs.
-    pub verdict: String,
+    pub verdict: stats::Verdict,
+    /// Why the verdict is `untrusted`: the contended samples, named.
+    #[serde(default)]
+    pub untrusted: Vec<String>,
     pub gated: bool,
     /// `worse` on a gated metric.
     pub regression: bool,
@@ -267,16 +276,68 @@ pub struct Comparison {
 /// A reason to distrust a number. Shown wherever the number is.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Flag {
-    /// jiffies-clocksource, clock-event, clocksource-mismatch,
-    /// accel-mismatch, knob-ignored, host-load, high-cv,
-    /// claim-conditions, failed, missing, kernel-differs, or run (a flag
-    /// the run itself recorded).
-    pub kind: String,
+    pub kind: FlagKind,
     pub message: String,
     /// The metric it concerns, when only one.
     pub metric: Option<String>,
     /// The repetitions it was seen in; empty when it is about all.
     pub reps: Vec<u32>,
+}
+
+/// What kind of distrust a flag carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FlagKind {
+    /// The guest kept time in ticks.
+    JiffiesClocksource,
+    /// The console reported clock trouble (an unstable TSC).
+    ClockEvent,
+    /// Compared variants ran on different clocksources.
+    ClocksourceMismatch,
+    /// Compared variants ran with different accelerators.
+    AccelMismatch,
+    /// A knob the kernel did not apply.
+    KnobIgnored,
+    /// Host load average above its cores.
+    HostLoad,
+    /// Host CPU contention measured during the cell.
+    Contended,
+    /// Repetitions vary more than the matrix allows.
+    HighCv,
+    /// A claim made under other conditions.
+    ClaimConditions,
+    Failed,
+    Missing,
+    /// Two runs built a kernel differently.
+    KernelDiffers,
+    /// A flag the run recorded in words.
+    Run,
+}
+
+impl FlagKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FlagKind::JiffiesClocksource => "jiffies-clocksource",
+            FlagKind::ClockEvent => "clock-event",
+            FlagKind::ClocksourceMismatch => "clocksource-mismatch",
+            FlagKind::AccelMismatch => "accel-mismatch",
+            FlagKind::KnobIgnored => "knob-ignored",
+            FlagKind::HostLoad => "host-load",
+            FlagKind::Contended => "contended",
+            FlagKind::HighCv => "high-cv",
+            FlagKind::ClaimConditions => "claim-conditions",
+            FlagKind::Failed => "failed",
+            FlagKind::Missing => "missing",
+            FlagKind::KernelDiffers => "kernel-differs",
+            FlagKind::Run => "run",
+        }
+    }
+}
+
+impl std::fmt::Display for FlagKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// fio's completion-latency percentiles, median across repetitions.
@@ -445,7 +506,9 @@ pub fn render(report: &Report, format: Format) -> Result<String> {
 /// unmet claim, else 0.
 pub fn exit_code(report: &Report) -> i32 {
     outcome_code(
-        !report.completeness.complete() || !report.problems.is_empty(),
+        !report.completeness.complete()
+            || !report.problems.is_empty()
+            || untrusted(report).next().is_some(),
         report
             .groups
             .iter()
@@ -455,6 +518,17 @@ pub fn exit_code(report: &Report) -> i32 {
             .iter()
             .any(|c| c.status == build::NOT_REPRODUCED),
     )
+}
+
+/// Comparisons that gave no verdict because a sample was measured on a
+/// contended host: the run is incomplete until they are measured again.
+pub fn untrusted(report: &Report) -> impl Iterator<Item = (&Group, &Comparison)> {
+    report.groups.iter().flat_map(|g| {
+        g.comparisons
+            .iter()
+            .filter(|c| c.verdict == stats::Verdict::Untrusted)
+            .map(move |c| (g, c))
+    })
 }
 
 fn outcome_code(incomplete: bool, regression: bool, unmet: bool) -> i32 {

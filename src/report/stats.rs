@@ -74,22 +74,36 @@ pub struct Welch {
 }
 
 /// What a report says about one metric of one variant against its base.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Verdict {
+    #[serde(rename = "better")]
     Better,
+    #[serde(rename = "worse")]
     Worse,
+    #[serde(rename = "no change")]
     NoChange,
+    #[serde(rename = "too few runs")]
     TooFewRuns,
+    /// Some sample was measured on a contended host: no verdict is given.
+    #[serde(rename = "untrusted")]
+    Untrusted,
 }
 
-impl fmt::Display for Verdict {
-    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str(match self {
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
             Verdict::Better => "better",
             Verdict::Worse => "worse",
             Verdict::NoChange => "no change",
             Verdict::TooFewRuns => "too few runs",
-        })
+            Verdict::Untrusted => "untrusted",
+        }
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 

@@ -283,6 +283,8 @@ pub fn dm_delay(
                 ],
                 fio_json: Some(rel),
                 flags: vec![],
+                contention: None,
+                contended_attempts: vec![],
             });
         }
     }

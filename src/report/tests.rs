@@ -25,7 +25,7 @@ fn verdict(r: &Report, delay: i64) -> String {
         .iter()
         .find(|c| c.metric == "write.lat_mean")
         .unwrap();
-    c.verdict.clone()
+    c.verdict.to_string()
 }
 
 fn cell_mut<'a>(s: &'a mut Synthetic, variant: &str, delay: i64, rep: u32) -> &'a mut CellRecord {
@@ -98,7 +98,7 @@ fn dm_delay_verdicts() {
         r.claims
     );
     assert!(
-        g.flags.iter().any(|f| f.kind == "claim-conditions"),
+        g.flags.iter().any(|f| f.kind == FlagKind::ClaimConditions),
         "{:?}",
         g.flags
     );
@@ -178,7 +178,7 @@ fn a_jiffies_clocksource_is_flagged() {
     let f = after
         .flags
         .iter()
-        .find(|f| f.kind == "jiffies-clocksource" && f.message.contains("refined-jiffies"))
+        .find(|f| f.kind == FlagKind::JiffiesClocksource && f.message.contains("refined-jiffies"))
         .expect("flag");
     assert_eq!(f.reps, [2]);
     // The two variants were not measured on the same clocksources.
@@ -186,7 +186,7 @@ fn a_jiffies_clocksource_is_flagged() {
         g.comparisons[0]
             .flags
             .iter()
-            .any(|f| f.kind == "clocksource-mismatch"),
+            .any(|f| f.kind == FlagKind::ClocksourceMismatch),
         "{:?}",
         g.comparisons
     );
@@ -218,7 +218,7 @@ fn an_ignored_knob_is_flagged() {
     let f = after
         .flags
         .iter()
-        .find(|f| f.kind == "knob-ignored")
+        .find(|f| f.kind == FlagKind::KnobIgnored)
         .expect("flag");
     assert!(f.message.contains("queue/io_poll_delay"), "{f:?}");
     assert!(f.message.contains("always reads -1"), "{f:?}");
@@ -249,18 +249,18 @@ fn host_load_high_cv_and_run_flags_are_carried() {
         before(1)
             .flags
             .iter()
-            .any(|f| f.kind == "host-load" && f.reps == [1])
+            .any(|f| f.kind == FlagKind::HostLoad && f.reps == [1])
     );
     assert!(
         before(2)
             .flags
             .iter()
-            .any(|f| f.kind == "run" && f.message == "TSC marked unstable")
+            .any(|f| f.kind == FlagKind::Run && f.message == "TSC marked unstable")
     );
     let cv = before(5)
         .flags
         .iter()
-        .find(|f| f.kind == "high-cv")
+        .find(|f| f.kind == FlagKind::HighCv)
         .expect("cv flag");
     assert_eq!(cv.metric.as_deref(), Some("write.lat_mean"));
 }
@@ -452,7 +452,7 @@ fn exit_codes() {
         before
             .flags
             .iter()
-            .any(|f| f.kind == "failed" && f.message.contains("shmget"))
+            .any(|f| f.kind == FlagKind::Failed && f.message.contains("shmget"))
     );
     // Two runs left: too few for a verdict, and said so.
     assert_eq!(verdict(&r, 5), "too few runs");
@@ -514,12 +514,16 @@ fn compare_two_runs_by_cell_id() {
         .find(|g| g.id.ends_with("-after:delay=1"))
         .unwrap();
     assert_eq!(g.cells.len(), 2);
-    assert_eq!(g.comparisons[0].verdict, "worse");
+    assert_eq!(g.comparisons[0].verdict, super::stats::Verdict::Worse);
     assert_eq!(exit_code(&r), 1);
     let same = r
         .groups
         .iter()
-        .filter(|g| g.comparisons.iter().all(|c| c.verdict == "no change"))
+        .filter(|g| {
+            g.comparisons
+                .iter()
+                .all(|c| c.verdict == super::stats::Verdict::NoChange)
+        })
         .count();
     assert_eq!(same, 7);
     let text = render(&r, Format::Text).unwrap();

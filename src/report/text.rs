@@ -2,6 +2,7 @@
 //! Markdown, both from minijinja templates over tables built here.
 
 use super::numbers as num;
+use super::stats::Verdict;
 use super::{Flag, Group, MetricInfo, Report, ReportKind};
 use anyhow::Result;
 use comfy_table::presets::ASCII_MARKDOWN;
@@ -456,7 +457,7 @@ fn comparison_tables(r: &Report, max: Option<usize>) -> Vec<TableView> {
                         if c.regression {
                             format!("{} (!)", c.verdict)
                         } else {
-                            c.verdict.clone()
+                            c.verdict.to_string()
                         },
                         marks.clone(),
                     ]);
@@ -512,14 +513,15 @@ pub(super) fn detail_rows(r: &Report, groups: &[&Group], m: &MetricInfo) -> Rows
                 .iter()
                 .find(|x| x.metric == m.name && x.variant == c.variant);
             let verdict = match cmp {
-                Some(x) => x.verdict.clone(),
+                Some(x) => x.verdict.to_string(),
                 None if c.variant == r.settings.baseline => "baseline".into(),
                 None => "-".into(),
             };
             classes.push(match cmp {
                 Some(x) if x.regression => "regression",
-                Some(x) if x.verdict == "worse" => "worse",
-                Some(x) if x.verdict == "better" => "better",
+                Some(x) if x.verdict == Verdict::Worse => "worse",
+                Some(x) if x.verdict == Verdict::Better => "better",
+                Some(x) if x.verdict == Verdict::Untrusted => "flagged",
                 _ if !marks.is_empty() => "flagged",
                 _ => "",
             });
@@ -738,6 +740,23 @@ pub(super) fn incomplete_lines(r: &Report) -> Vec<String> {
         ));
     }
     out.extend(c.boot_errors.iter().cloned());
+    let untrusted: Vec<_> = super::untrusted(r).collect();
+    for (g, cmp) in untrusted.iter().take(LIST) {
+        out.push(format!(
+            "untrusted {} {}: {} against {}, contended samples: {}",
+            cmp.metric,
+            g.id,
+            cmp.variant,
+            cmp.base_variant,
+            cmp.untrusted.join(", ")
+        ));
+    }
+    if untrusted.len() > LIST {
+        out.push(format!(
+            "... and {} more untrusted comparisons",
+            untrusted.len() - LIST
+        ));
+    }
     out.extend(r.problems.iter().map(|p| format!("problem: {p}")));
     out
 }

@@ -544,6 +544,8 @@ mod tests {
             metrics: vec![Metric::new("write.lat_mean", value, "ns")],
             fio_json: None,
             flags: vec![],
+            contention: None,
+            contended_attempts: vec![],
         }
     }
 

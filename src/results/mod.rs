@@ -162,6 +162,13 @@ pub struct CellRecord {
     pub fio_json: Option<String>,
     /// Conditions that make this cell's numbers suspect, in words.
     pub flags: Vec<String>,
+    /// Host CPU contention measured over this attempt (timing cells).
+    #[serde(default)]
+    pub contention: Option<crate::host::pressure::Contention>,
+    /// Earlier attempts of this repetition, re-run because the host was
+    /// contended: what each measured.
+    #[serde(default)]
+    pub contended_attempts: Vec<crate::host::pressure::Contention>,
 }
 
 /// One line of records.jsonl.

@@ -26,6 +26,8 @@ fn cell(id: &str, rep: u32, status: CellStatus, value: f64) -> CellRecord {
         ],
         fio_json: None,
         flags: vec![],
+        contention: None,
+        contended_attempts: vec![],
     }
 }
 

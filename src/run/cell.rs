@@ -1,8 +1,8 @@
 //! One cell on a live boot: setup, workload, read-backs, teardown.
-
 use crate::bench::{self, Metric};
 use crate::guest::boot::Booted;
 use crate::guest::{probe, setup};
+use crate::host::pressure::{Sample, Thresholds};
 use crate::matrix::{CellSpec, Workload};
 use crate::results::{CellRecord, CellStatus, RunDir};
 use anyhow::{Context, Result};
@@ -37,6 +37,8 @@ pub fn blank_record(cell: &CellSpec, rep: u32) -> CellRecord {
         metrics: vec![],
         fio_json: None,
         flags: vec![],
+        contention: None,
+        contended_attempts: vec![],
     }
 }
 
@@ -45,14 +47,17 @@ pub async fn run(
     run: &RunDir,
     cell: &CellSpec,
     rep: u32,
-    timing: bool,
+    th: &Thresholds,
     timeout: std::time::Duration,
 ) -> Outcome {
     let mut rec = blank_record(cell, rep);
     let start = Instant::now();
     let clock_lines_before = b.vm.console.clock_lines.len();
+    // Over exactly the cell's wall time, so its first second counts.
+    let pressure = Sample::now(b.vm.pid());
     let result = tokio::time::timeout(timeout, body(b, run, cell, rep, &mut rec)).await;
     rec.secs = start.elapsed().as_secs_f64();
+    rec.contention = Some(pressure.finish(th));
     let mut boot_dead = false;
     match result {
         Ok(Ok(())) => rec.status = CellStatus::Done,
@@ -77,7 +82,7 @@ pub async fn run(
         rec.error = Some(format!("{e:#}"));
         boot_dead = true;
     }
-    flag(&mut rec, b, clock_lines_before, timing);
+    flag(&mut rec, b, clock_lines_before);
     Outcome {
         record: rec,
         boot_dead,
@@ -148,7 +153,7 @@ async fn workload(
 
 /// Conditions that make a cell's timing suspect. They are recorded with
 /// the cell; the report shows them and never drops them.
-fn flag(rec: &mut CellRecord, b: &Booted, clock_lines_before: usize, timing: bool) {
+fn flag(rec: &mut CellRecord, b: &Booted, clock_lines_before: usize) {
     for (when, cs) in [
         ("before", &rec.clocksource_before),
         ("after", &rec.clocksource_after),
@@ -175,10 +180,6 @@ fn flag(rec: &mut CellRecord, b: &Booted, clock_lines_before: usize, timing: boo
     }
     // Ignored knobs are not repeated here: the cell's knob records carry
     // their status and reason, and the report flags them from there.
-    if timing && rec.host_load[0] > rec.host_cores as f64 {
-        rec.flags.push(format!(
-            "host load {:.2} above its {} cores when the cell started",
-            rec.host_load[0], rec.host_cores
-        ));
-    }
+    // Host load and contention are recorded as numbers with the cell;
+    // the report flags them once, from there.
 }

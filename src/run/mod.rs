@@ -10,6 +10,7 @@ pub mod cell;
 use crate::cache::Cache;
 use crate::events::Events;
 use crate::guest::boot::{self, Booted};
+use crate::host::pressure::Thresholds;
 use crate::kernel::{BuildOptions, KernelBuild};
 use crate::matrix::{Arch, Matrix, Plan, ScheduledBoot};
 use crate::results::{
@@ -411,15 +412,7 @@ impl<P: Fn(&str, u32) -> bool> BootCtx<'_, P> {
             if crate::host::interrupt::interrupted() {
                 break;
             }
-            let out = cell::run(
-                &mut booted,
-                self.run,
-                c,
-                s.rep,
-                self.matrix.timing,
-                self.opts.cell_timeout,
-            )
-            .await;
+            let out = self.run_cell(&mut booted, c, s.rep).await;
             self.run.write_cell(&out.record)?;
             self.run.write_records()?;
             let n = {
@@ -444,6 +437,84 @@ impl<P: Fn(&str, u32) -> bool> BootCtx<'_, P> {
         let ending = booted.shutdown().await;
         record.ending = Some(ending.how);
         self.push_boot(record)
+    }
+
+    /// One cell repetition; a timing cell measured on a contended host is
+    /// run again once the host is quiet, up to the matrix's retries.
+    async fn run_cell(
+        &self,
+        booted: &mut Booted,
+        c: &crate::matrix::CellSpec,
+        rep: u32,
+    ) -> cell::Outcome {
+        let policy = &self.matrix.contention;
+        let th = Thresholds {
+            psi_some_pct: policy.psi_some_pct,
+            qemu_wait_pct: policy.qemu_wait_pct,
+        };
+        let timing = self.matrix.timing;
+        // With several VMs of our own the contention is ours: waiting for
+        // a quiet host would never end, so such cells are only marked.
+        let retries = if self.opts.jobs > 1 {
+            0
+        } else {
+            policy.retries
+        };
+        let mut earlier = Vec::new();
+        loop {
+            let mut out = cell::run(booted, self.run, c, rep, &th, self.opts.cell_timeout).await;
+            let contended = out
+                .record
+                .contention
+                .as_ref()
+                .filter(|x| x.contended && timing && out.record.status == CellStatus::Done)
+                .cloned();
+            let Some(found) = contended else {
+                out.record.contended_attempts = earlier;
+                return out;
+            };
+            if out.boot_dead
+                || earlier.len() as u32 >= retries
+                || crate::host::interrupt::interrupted()
+            {
+                out.record.contended_attempts = earlier;
+                return out;
+            }
+            let wait = Duration::from_secs(policy.quiet_wait_secs);
+            let ev = format!("quiet {} #{rep}", c.id);
+            self.events.started(
+                &ev,
+                &format!(
+                    "{} rep {rep}: contended ({}); waiting up to {} s for a quiet host, then attempt {} of {}",
+                    c.id,
+                    found.figures(),
+                    wait.as_secs(),
+                    earlier.len() + 2,
+                    retries + 1
+                ),
+                None,
+            );
+            let below = policy.psi_some_pct;
+            let (psi, quiet) =
+                tokio::task::spawn_blocking(move || crate::host::pressure::wait_quiet(below, wait))
+                    .await
+                    .unwrap_or((None, false));
+            self.events.finished(
+                &ev,
+                quiet,
+                false,
+                0.0,
+                match (quiet, psi) {
+                    (true, Some(p)) => format!("host quiet (CPU pressure {p:.1}%)"),
+                    (true, None) => "no CPU pressure counter; re-running".to_string(),
+                    (false, p) => format!(
+                        "host still busy (CPU pressure {}); re-running anyway",
+                        p.map_or("?".into(), |p| format!("{p:.0}%"))
+                    ),
+                },
+            );
+            earlier.push(found);
+        }
     }
 
     fn fail_cells(&self, cells: &[&crate::matrix::CellSpec], rep: u32, why: &str) -> Result<()> {

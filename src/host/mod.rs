@@ -1,4 +1,5 @@
-//! The host lab runs on: its facts, its signals, the packages it needs.
+//! The host lab runs on: its facts and the packages it needs.
 
 pub mod doctor;
-pub mod interrupt;
+/// Moved to the crate root; kept as a path for callers not yet updated.
+pub use crate::interrupt;

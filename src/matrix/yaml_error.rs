@@ -74,6 +74,7 @@ fn friendly(msg: &str, text: &str) -> String {
     if !top_level_version
         && (msg.contains("unknown field")
             || msg.contains("expected struct MatrixFile")
+            || msg.contains("expected mapping")
             || msg.contains("missing field `version`"))
     {
         return format!(
@@ -124,12 +125,10 @@ fn key_at(text: &str, line: usize, col: usize) -> Option<String> {
 fn value_at(text: &str, line: usize, col: usize) -> Option<String> {
     let l = text.lines().nth(line.checked_sub(1)?)?;
     let rest: String = l.chars().skip(col.saturating_sub(1)).collect();
-    let v: String = rest
-        .chars()
-        .take_while(|c| !",}]#".contains(*c))
-        .collect();
+    let v: String = rest.chars().take_while(|c| !",}]#".contains(*c)).collect();
     let v = v.trim();
-    (!v.is_empty() && !v.contains(':')).then(|| v.to_string())
+    let plain = !v.is_empty() && !v.contains(':') && !v.starts_with(['[', '{']);
+    plain.then(|| v.to_string())
 }
 
 #[cfg(test)]
@@ -162,5 +161,7 @@ mod tests {
                 .starts_with("expected one value")
         );
         assert!(friendly("unknown field `hello`", "hello: world\n").contains("not a lab matrix"));
+        assert!(friendly("expected mapping start", "hello world\n").contains("not a lab matrix"));
+        assert_eq!(value_at("delay: [1, [2]]", 1, 12), None);
     }
 }

@@ -41,3 +41,38 @@ pub fn dedupe(cells: &mut Vec<CellRecord>) -> Vec<String> {
         "{n} duplicate cell record(s) (the same cell and repetition twice) counted once"
     )]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_negative_latency_is_left_out_and_named() {
+        let mut cells = crate::report::testing::before_after(3).unwrap().cells;
+        let m = &mut cells[0].metrics[0];
+        m.value = -113.0;
+        m.unit = "ns".into();
+        let (name, cell) = (m.name.clone(), cells[0].cell.clone());
+        let n = cells[0].metrics.len();
+        let p = drop_invalid(&mut cells);
+        assert_eq!(p.len(), 1, "{p:?}");
+        assert!(
+            p[0].contains(&format!("cell {cell} rep 1: {name} = -113 ns is invalid")),
+            "{p:?}"
+        );
+        assert_eq!(cells[0].metrics.len(), n - 1);
+    }
+
+    #[test]
+    fn a_cell_repetition_counts_once() {
+        let mut cells = crate::report::testing::before_after(3).unwrap().cells;
+        let n = cells.len();
+        cells.push(cells[0].clone());
+        let p = dedupe(&mut cells);
+        assert_eq!(cells.len(), n);
+        assert_eq!(
+            p,
+            ["1 duplicate cell record(s) (the same cell and repetition twice) counted once"]
+        );
+    }
+}

@@ -24,11 +24,11 @@ pub fn ls() -> Result<i32> {
 
 /// `lab cache gc [--keep N] [--max-size SIZE] [--build-roots]`
 pub fn gc(keep: Option<usize>, max_size: Option<&str>, build_roots: bool) -> Result<i32> {
-    let cache = Cache::open_default()?;
     let max_bytes = max_size
         .map(|s| parse_size(s).with_context(|| format!("--max-size {s}")))
         .transpose()
         .map_err(crate::error::input)?;
+    let cache = Cache::open_default()?;
     let opts = GcOptions {
         keep,
         max_bytes,

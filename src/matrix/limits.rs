@@ -52,7 +52,7 @@ pub fn check_size(m: &Matrix, max: usize) -> Result<()> {
         .join(" × ");
     bail!(
         "{}: the plan has {cells} cells × {} repetitions = {runs} cell runs, above the limit of {max}; \
-         the axes behind it: {axes}. Narrow it with --filter, fewer axis values or repetitions, or raise --max-cells",
+         the axes behind it: {axes}. Use fewer axis values or repetitions (the limit holds before --filter), or raise --max-cells",
         m.path.display(),
         m.repetitions
     )

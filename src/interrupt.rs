@@ -109,6 +109,21 @@ fn exit_now() -> ! {
 /// or removes it on the normal path.
 pub struct TempGuard(std::path::PathBuf);
 
+/// Create a temp file or directory and register it in one step: an
+/// interrupted exit waits for `make`, then removes what it made.
+pub fn create_temp<T, E>(
+    make: impl FnOnce() -> Result<T, E>,
+    path: impl FnOnce(&T) -> std::path::PathBuf,
+) -> Result<(T, TempGuard), E> {
+    let mut t = temps();
+    let v = make()?;
+    let p = path(&v);
+    t.push(p.clone());
+    Ok((v, TempGuard(p)))
+}
+
+/// Register a temp path; register it before creating it, so that no
+/// interrupt falls between the two.
 pub fn temp_guard(path: &std::path::Path) -> TempGuard {
     temps().push(path.to_path_buf());
     TempGuard(path.to_path_buf())

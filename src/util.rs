@@ -10,10 +10,12 @@ use std::process::Command;
 pub fn atomic_write(path: &Path, data: &[u8]) -> Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)
-        .with_context(|| format!("creating a temp file in {}", dir.display()))?;
     // An interrupted command removes the temp file before it exits.
-    let guard = crate::interrupt::temp_guard(tmp.path());
+    let (mut tmp, guard) = crate::interrupt::create_temp(
+        || tempfile::NamedTempFile::new_in(dir),
+        |t| t.path().to_path_buf(),
+    )
+    .with_context(|| format!("creating a temp file in {}", dir.display()))?;
     tmp.write_all(data)
         .and_then(|_| tmp.as_file().sync_all())
         .with_context(|| format!("writing {}", path.display()))?;

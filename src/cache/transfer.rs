@@ -170,8 +170,8 @@ pub fn import_into(cache: &Cache, file: &Path) -> Result<ImportReport> {
     if tmp.exists() {
         std::fs::remove_dir_all(&tmp)?;
     }
-    std::fs::create_dir(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
     let _guard = crate::interrupt::temp_guard(&tmp);
+    std::fs::create_dir(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
     let r = import_from_dir(cache, file, flag, &tmp);
     let _ = std::fs::remove_dir_all(&tmp);
     r

@@ -99,9 +99,9 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<RunDir> {
     if tmp.exists() {
         std::fs::remove_dir_all(&tmp)?;
     }
-    std::fs::create_dir(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
     // An interrupted merge removes the half-built directory.
     let guard = crate::interrupt::temp_guard(&tmp);
+    std::fs::create_dir(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
     let built = (|| -> Result<()> {
         for r in &runs {
             for sub in ["cells", "boots"] {

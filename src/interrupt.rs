@@ -94,14 +94,39 @@ fn forwarder() {
 fn exit_now() -> ! {
     let t = temps();
     for p in t.iter() {
-        if p.is_dir() {
-            let _ = std::fs::remove_dir_all(p);
+        // Move it aside first: the main thread may still be writing into
+        // it by its old name, and must not refill what is being removed.
+        let mut aside = p.clone().into_os_string();
+        aside.push(format!(".interrupted-{}", std::process::id()));
+        let aside = std::path::PathBuf::from(aside);
+        let p = if std::fs::rename(p, &aside).is_ok() {
+            aside
         } else {
-            let _ = std::fs::remove_file(p);
+            p.clone()
+        };
+        for _ in 0..20 {
+            let gone = if p.is_dir() {
+                std::fs::remove_dir_all(&p).is_ok()
+            } else {
+                std::fs::remove_file(&p).is_ok() || !p.exists()
+            };
+            if gone || !p.exists() {
+                break;
+            }
         }
     }
     eprintln!("{MESSAGE}");
     unsafe { libc::_exit(crate::error::exit::INTERRUPTED) }
+}
+
+/// For `main` after an error: when the error came from an interrupt in
+/// [`Mode::Immediate`], the watcher is removing temp files and will exit
+/// with 130; wait for it rather than report the error the interrupt
+/// caused. Returns at once otherwise.
+pub fn settle() {
+    if interrupted() && IMMEDIATE.load(Ordering::SeqCst) {
+        std::thread::sleep(Duration::from_secs(5));
+    }
 }
 
 /// A temp file or directory that must not outlive an interrupted

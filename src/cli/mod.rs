@@ -206,6 +206,13 @@ pub fn main() -> i32 {
     match run(cli) {
         Ok(code) => code,
         Err(e) if is_broken_pipe(&e) => exit::OK,
+        Err(_) if crate::interrupt::interrupted() => {
+            // The error is what the interrupt caused (a temp file removed
+            // under a writer); the watcher exits with 130.
+            crate::interrupt::settle();
+            eprintln!("{}", crate::interrupt::MESSAGE);
+            exit::INTERRUPTED
+        }
         Err(e) => match classify(&e) {
             Kind::Interrupted => {
                 eprintln!("{}", crate::interrupt::MESSAGE);

@@ -7,10 +7,12 @@
 pub mod bench;
 pub mod cache;
 pub mod cli;
+pub mod error;
 pub mod events;
 pub mod guest;
 pub mod host;
 pub mod image;
+pub mod interrupt;
 pub mod kernel;
 pub mod mail;
 pub mod matrix;

@@ -10,12 +10,17 @@ use std::process::Command;
 pub fn atomic_write(path: &Path, data: &[u8]) -> Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)
-        .with_context(|| format!("creating a temp file in {}", dir.display()))?;
+    // An interrupted command removes the temp file before it exits.
+    let (mut tmp, guard) = crate::interrupt::create_temp(
+        || tempfile::NamedTempFile::new_in(dir),
+        |t| t.path().to_path_buf(),
+    )
+    .with_context(|| format!("creating a temp file in {}", dir.display()))?;
     tmp.write_all(data)
         .and_then(|_| tmp.as_file().sync_all())
         .with_context(|| format!("writing {}", path.display()))?;
-    tmp.persist(path)
+    guard
+        .commit(|| tmp.persist(path))
         .with_context(|| format!("renaming into {}", path.display()))?;
     Ok(())
 }
@@ -40,6 +45,15 @@ pub fn hash_file(path: &Path) -> Result<String> {
     )
     .with_context(|| format!("reading {}", path.display()))?;
     Ok(h.finalize().to_hex().to_string())
+}
+
+/// The first `n` characters of `s`, never splitting a character: hashes
+/// read from files a user may have edited are not always hex.
+pub fn prefix(s: &str, n: usize) -> &str {
+    match s.char_indices().nth(n) {
+        Some((i, _)) => &s[..i],
+        None => s,
+    }
 }
 
 pub fn hash_bytes(data: &[u8]) -> String {
@@ -201,6 +215,14 @@ mod tests {
         assert_eq!(shell_quote("O=/tmp/x"), "O=/tmp/x");
         assert_eq!(shell_quote("a b"), "'a b'");
         assert_eq!(shell_quote("it's"), "'it'\\''s'");
+    }
+
+    #[test]
+    fn prefix_never_splits_a_character() {
+        assert_eq!(prefix("0123456789abcdef", 12), "0123456789ab");
+        assert_eq!(prefix("abc", 12), "abc");
+        assert_eq!(prefix("ééééééééééééé", 12), "éééééééééééé");
+        assert_eq!(prefix("", 12), "");
     }
 
     #[test]

@@ -144,7 +144,7 @@ pub fn boot_cmd(a: &BootArgs) -> Result<i32> {
         if !a.command.is_empty() {
             let cmd = a.command.join(" ");
             let out = b.ssh.exec(&cmd).await?;
-            print!("{}", out.stdout);
+            crate::out!("{}", out.stdout)?;
             eprint!("{}", out.stderr);
             code = out.status.map(|s| s as i32).unwrap_or(128);
             if a.repeat > 1 {

@@ -16,37 +16,42 @@ pub fn build(m: &MatrixArgs, jobs: Option<usize>) -> Result<i32> {
     let start = std::time::Instant::now();
     let (built, failed) = build_all(&cache, &matrix, &plan.kernels, &opts, &events);
     let fresh = built.iter().filter(|b| !b.cached).count();
-    println!();
+    crate::outln!()?;
     for b in &built {
         let how = if b.cached {
             "cached".to_string()
         } else {
             format!("built in {}", crate::util::human_secs(b.build_secs))
         };
-        println!(
+        crate::outln!(
             "{:<28} {:<10} HZ={:<5} {}  {}",
             b.kernel,
             how,
             b.hz.map(|h| h.to_string()).unwrap_or("?".into()),
             b.key.short(),
             b.image.display()
-        );
+        )?;
         for f in &b.fuzzed {
-            println!(
+            crate::outln!(
                 "{:<28} fuzz: {} hunk #{} of {} ({}) needed fuzz {}",
-                "", f.patch, f.hunk, f.file, f.header, f.fuzz
-            );
+                "",
+                f.patch,
+                f.hunk,
+                f.file,
+                f.header,
+                f.fuzz
+            )?;
         }
     }
     if fresh == 0 && failed.is_empty() {
-        println!(
+        crate::outln!(
             "nothing to build: all {} kernel(s) were in the cache ({})",
             built.len(),
             crate::util::human_secs(start.elapsed().as_secs_f64())
-        );
+        )?;
     }
-    if crate::host::interrupt::interrupted() {
-        anyhow::bail!(crate::host::interrupt::Interrupted);
+    if crate::interrupt::interrupted() {
+        anyhow::bail!(crate::interrupt::Interrupted);
     }
     for (id, e) in &failed {
         eprintln!("error: kernel {id}: {e:#}");

@@ -6,43 +6,44 @@ use anyhow::Result;
 /// Print the report; with `install`, install the missing packages (as
 /// root with apt-get, else print the sudo command) and check again.
 /// Returns 0 when nothing required is missing, else 1.
-pub fn doctor(install: bool) -> Result<i32> {
-    let cache = crate::cache::Cache::open_default()?;
-    let report = host_report(&cache);
-    print!("{}", report.render());
+pub fn doctor(install: bool, probe_kvm: bool) -> Result<i32> {
+    // Read-only: the cache is not created, and KVM is probed only when asked.
+    let cache = crate::cache::Cache::open_existing()?;
+    let root = crate::cache::default_root()?;
+    let host_report = || {
+        let facts = doctor::gather(cache.as_ref(), &root, doctor::cache_from(), probe_kvm);
+        doctor::check(&doctor::items(), &doctor::System, &facts)
+    };
+    let report = host_report();
+    crate::out!("{}", report.render())?;
     if report.missing_packages.is_empty() {
         if !report.optional_packages.is_empty() {
-            println!(
+            crate::outln!(
                 "\noptional: {}",
                 doctor::sudo_command(&report.optional_packages)
-            );
+            )?;
         }
         return Ok(report.exit_code());
     }
     if !install {
-        println!(
+        crate::outln!(
             "\nmissing: {}\ninstall them with `lab doctor --install` (as root), or:\n  {}",
             report.missing_packages.join(" "),
             doctor::sudo_command(&report.missing_packages)
-        );
+        )?;
         return Ok(report.exit_code());
     }
     if !doctor::is_root() {
-        println!(
+        crate::outln!(
             "\n--install needs root; run:\n  {}",
             doctor::sudo_command(&report.missing_packages)
-        );
+        )?;
         return Ok(report.exit_code());
     }
-    println!("\ninstalling: {}", report.missing_packages.join(" "));
+    crate::outln!("\ninstalling: {}", report.missing_packages.join(" "))?;
     doctor::apt_install(&report.missing_packages)?;
-    println!("\nafter the install:");
-    let again = host_report(&cache);
-    print!("{}", again.render());
+    crate::outln!("\nafter the install:")?;
+    let again = host_report();
+    crate::out!("{}", again.render())?;
     Ok(again.exit_code())
-}
-
-fn host_report(cache: &crate::cache::Cache) -> doctor::Report {
-    let facts = doctor::gather(cache, doctor::cache_from());
-    doctor::check(&doctor::items(), &doctor::System, &facts)
 }

@@ -15,7 +15,7 @@ pub fn build(arch: Option<&str>, recipe: Option<PathBuf>) -> Result<i32> {
     };
     for arch in arches {
         let img = crate::image::build(&cache, arch, recipe.as_deref(), true, &events)?;
-        println!(
+        crate::outln!(
             "{arch}: {} sha256 {} {}({} packages)",
             img.path.display(),
             img.sha256,
@@ -25,7 +25,7 @@ pub fn build(arch: Option<&str>, recipe: Option<PathBuf>) -> Result<i32> {
                 ""
             },
             img.packages.len()
-        );
+        )?;
     }
     Ok(0)
 }

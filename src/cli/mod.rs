@@ -17,7 +17,8 @@ use std::path::PathBuf;
 #[command(
     name = "lab",
     version,
-    about = "Reproduce block-layer and device-mapper patch claims in QEMU"
+    about = "Reproduce block-layer and device-mapper patch claims in QEMU",
+    after_help = crate::error::EXIT_CODES_HELP
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -35,6 +36,9 @@ pub struct MatrixArgs {
     /// A patch mail (mbox or single mail) to use for a variant's message-id.
     #[arg(long)]
     pub mail: Vec<PathBuf>,
+    /// Refuse a plan with more cells than this.
+    #[arg(long, default_value_t = crate::matrix::limits::DEFAULT_MAX_CELLS)]
+    pub max_cells: usize,
 }
 
 #[derive(Subcommand)]
@@ -47,8 +51,8 @@ pub enum Cmd {
         #[arg(long, default_value = "text")]
         format: String,
         /// Split the kernels into N shards of about equal cost.
-        #[arg(long)]
-        shards: Option<usize>,
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+        shards: Option<u64>,
     },
     /// Build every kernel of the (filtered) matrix; cached builds are reused.
     Build {
@@ -105,6 +109,10 @@ pub enum Cmd {
     Doctor {
         #[arg(long)]
         install: bool,
+        /// Boot a kernel from the cache to see whether KVM works (writes
+        /// a probe entry into the cache). Without it, doctor only reads.
+        #[arg(long)]
+        probe_kvm: bool,
     },
     /// The build cache (LAB_CACHE, default ~/.cache/lab).
     #[command(subcommand)]
@@ -160,27 +168,76 @@ pub enum CacheCmd {
     Import { file: PathBuf },
 }
 
+/// Print a line to stdout, returning the error (a closed pipe) instead
+/// of panicking as `println!` does; `main` turns a closed pipe into 0.
+#[macro_export]
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout().lock(), $($arg)*)
+    }};
+}
+
+/// `outln!` without the newline.
+#[macro_export]
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        write!(std::io::stdout().lock(), $($arg)*)
+    }};
+}
+
 pub fn main() -> i32 {
-    let cli = Cli::parse();
-    crate::host::interrupt::install();
+    use crate::error::{Kind, classify, exit, is_broken_pipe};
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            // Usage errors exit 3; --help and --version are fine.
+            let code = if e.use_stderr() {
+                exit::INPUT
+            } else {
+                exit::OK
+            };
+            let _ = e.print();
+            return code;
+        }
+    };
+    crate::interrupt::install(interrupt_mode(&cli.cmd));
     match run(cli) {
         Ok(code) => code,
-        Err(e) if e.is::<crate::host::interrupt::Interrupted>() => {
-            eprintln!(
-                "interrupted: everything finished so far is kept; run the same command again (lab run: --resume) to continue"
-            );
-            130
+        Err(e) if is_broken_pipe(&e) => exit::OK,
+        Err(_) if crate::interrupt::interrupted() => {
+            // The error is what the interrupt caused (a temp file removed
+            // under a writer); the watcher exits with 130.
+            crate::interrupt::settle();
+            eprintln!("{}", crate::interrupt::MESSAGE);
+            exit::INTERRUPTED
         }
-        Err(e) => {
-            eprintln!("error: {e:#}");
-            2
-        }
+        Err(e) => match classify(&e) {
+            Kind::Interrupted => {
+                eprintln!("{}", crate::interrupt::MESSAGE);
+                exit::INTERRUPTED
+            }
+            kind => {
+                eprintln!("error: {e:#}");
+                kind.exit_code()
+            }
+        },
+    }
+}
+
+/// Commands that own children and finished work (`run`, `build`,
+/// `boot`) wind down themselves; every other command stops at once.
+fn interrupt_mode(cmd: &Cmd) -> crate::interrupt::Mode {
+    match cmd {
+        Cmd::Run(_) | Cmd::Build { .. } | Cmd::Boot(_) => crate::interrupt::Mode::Cooperative,
+        _ => crate::interrupt::Mode::Immediate,
     }
 }
 
 fn run(cli: Cli) -> Result<i32> {
     match cli.cmd {
-        Cmd::Plan { m, format, shards } => plan_cmd::plan(&m, &format, shards),
+        Cmd::Plan { m, format, shards } => plan_cmd::plan(&m, &format, shards.map(|n| n as usize)),
         Cmd::Build { m, jobs } => build_cmd::build(&m, jobs),
         Cmd::Run(a) => run_cmd::run_cmd(&a),
         Cmd::Boot(a) => boot_cmd::boot_cmd(&a),
@@ -216,10 +273,10 @@ fn run(cli: Cli) -> Result<i32> {
         }
         Cmd::Merge { dirs, out } => {
             let run = crate::results::merge::merge(&dirs, &out)?;
-            println!("merged {} run(s) into {}", dirs.len(), run.path.display());
+            crate::outln!("merged {} run(s) into {}", dirs.len(), run.path.display())?;
             Ok(0)
         }
-        Cmd::Doctor { install } => doctor_cmd::doctor(install),
+        Cmd::Doctor { install, probe_kvm } => doctor_cmd::doctor(install, probe_kvm),
         Cmd::Cache(c) => match c {
             CacheCmd::Ls => cache_cmd::ls(),
             CacheCmd::Gc {
@@ -233,9 +290,19 @@ fn run(cli: Cli) -> Result<i32> {
     }
 }
 
-/// Load a matrix and apply `--filter`.
+/// Load a matrix and apply `--filter`. Every error here is the user's
+/// input: the matrix, its fragments and patches, `--filter`, `--mail`.
 pub fn load_plan(m: &MatrixArgs) -> Result<(crate::matrix::Matrix, crate::matrix::Plan)> {
-    let matrix = crate::matrix::Matrix::load(&m.file)?;
+    load_plan_inner(m).map_err(crate::error::input)
+}
+
+fn load_plan_inner(m: &MatrixArgs) -> Result<(crate::matrix::Matrix, crate::matrix::Plan)> {
+    for mail in &m.mail {
+        if !mail.is_file() {
+            anyhow::bail!("--mail {}: no such file", mail.display());
+        }
+    }
+    let matrix = crate::matrix::Matrix::load_limited(&m.file, m.max_cells)?;
     let plan = matrix.plan()?;
     let plan = match &m.filter {
         Some(f) => {
@@ -245,6 +312,9 @@ pub fn load_plan(m: &MatrixArgs) -> Result<(crate::matrix::Matrix, crate::matrix
         }
         None => plan,
     };
+    if let Some(w) = crate::matrix::limits::warning(&plan) {
+        eprintln!("warning: {w}");
+    }
     Ok((matrix, plan))
 }
 

@@ -1,34 +1,40 @@
 //! `lab plan`: what a matrix will build, boot and measure.
 
 use super::MatrixArgs;
-use anyhow::{Result, bail};
+use anyhow::Result;
 use comfy_table::{Table, presets::ASCII_MARKDOWN};
 
 pub fn plan(m: &MatrixArgs, format: &str, shards: Option<usize>) -> Result<i32> {
     let (matrix, plan) = super::load_plan(m)?;
     if shards.is_some() && format != "github-matrix" && format != "json" {
-        bail!("--shards goes with --format github-matrix or json");
+        return Err(crate::error::input_error(
+            "--shards goes with --format github-matrix or json",
+        ));
     }
     if let Some(n) = shards {
         let sh = crate::matrix::shard::shard(&plan, n);
         match format {
-            "github-matrix" => println!("{}", crate::matrix::shard::github_matrix(&sh)),
-            _ => println!("{}", serde_json::to_string_pretty(&sh)?),
+            "github-matrix" => crate::outln!("{}", crate::matrix::shard::github_matrix(&sh))?,
+            _ => crate::outln!("{}", serde_json::to_string_pretty(&sh)?)?,
         }
         return Ok(0);
     }
     match format {
-        "json" => println!("{}", serde_json::to_string_pretty(&plan)?),
-        "text" => print_text(&matrix, &plan),
-        other => bail!("--format {other}: use text or json"),
+        "json" => crate::outln!("{}", serde_json::to_string_pretty(&plan)?)?,
+        "text" => print_text(&matrix, &plan)?,
+        other => {
+            return Err(crate::error::input_error(format!(
+                "--format {other}: use text or json"
+            )));
+        }
     }
     Ok(0)
 }
 
-fn print_text(matrix: &crate::matrix::Matrix, plan: &crate::matrix::Plan) {
-    println!("matrix {} ({})", matrix.name, matrix.path.display());
-    println!();
-    println!("{} kernels:", plan.kernels.len());
+fn print_text(matrix: &crate::matrix::Matrix, plan: &crate::matrix::Plan) -> Result<()> {
+    crate::outln!("matrix {} ({})", matrix.name, matrix.path.display())?;
+    crate::outln!()?;
+    crate::outln!("{} kernels:", plan.kernels.len())?;
     let mut t = Table::new();
     t.load_style(ASCII_MARKDOWN).set_header([
         "kernel",
@@ -50,21 +56,25 @@ fn print_text(matrix: &crate::matrix::Matrix, plan: &crate::matrix::Plan) {
             k.base_kernel.clone().unwrap_or_else(|| "-".into()),
         ]);
     }
-    println!("{t}\n");
-    println!(
+    crate::outln!("{t}\n")?;
+    crate::outln!(
         "{} boots, {} repetition(s) each:",
         plan.boots.len(),
         plan.repetitions
-    );
+    )?;
     for b in &plan.boots {
-        println!(
+        crate::outln!(
             "  {}  cpus={} mem={}M {}",
-            b.id, b.cpus, b.memory, b.cmdline
-        );
+            b.id,
+            b.cpus,
+            b.memory,
+            b.cmdline
+        )?;
     }
-    println!();
-    println!("{} cells:", plan.cells.len());
+    crate::outln!()?;
+    crate::outln!("{} cells:", plan.cells.len())?;
     for c in &plan.cells {
-        println!("  {}", c.id);
+        crate::outln!("  {}", c.id)?;
     }
+    Ok(())
 }

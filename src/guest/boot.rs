@@ -47,7 +47,18 @@ pub fn initrd(cache: &crate::cache::Cache, userland: &Path, keys: &Keys) -> Resu
             std::fs::read(userland).with_context(|| format!("reading {}", userland.display()))?;
         let mut data = crate::image::compress::decompress(&zst)?;
         data.extend_from_slice(&layer);
-        std::fs::write(dir.join("initrd.img"), data)?;
+        // The keys layer holds the guest's private host key: owner only.
+        use std::io::Write;
+        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
+        let path = dir.join("initrd.img");
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&path)
+            .and_then(|mut f| f.write_all(&data))
+            .with_context(|| format!("writing {}", path.display()))?;
         Ok(())
     })?;
     Ok(entry.join("initrd.img"))
@@ -84,7 +95,7 @@ async fn wait_ready(vm: &mut Vm, keys: &Keys, deadline: Duration) -> Result<Sess
     let start = Instant::now();
     let mut last: Option<anyhow::Error> = None;
     loop {
-        crate::host::interrupt::check()?;
+        crate::interrupt::check()?;
         vm.check()?;
         // SSH is tried once the guest says it started dropbear; before
         // that a connection only waits in QEMU's forwarder.

@@ -195,6 +195,8 @@ impl Probe for System {
 pub enum Kvm {
     /// No kernel in the cache to boot a probe with.
     NotProbed { dev_kvm: bool },
+    /// Not probed: `lab doctor` boots nothing unless `--probe-kvm`.
+    NotAsked { dev_kvm: bool },
     /// `vm::accel::choose` answered.
     Probed(Choice),
     /// The probe could not run at all.
@@ -326,6 +328,14 @@ pub fn check(items: &[Item], probe: &dyn Probe, facts: &Facts) -> Report {
     }
 
     lines.push(match &facts.kvm {
+        Kvm::NotAsked { dev_kvm } => Line {
+            status: Status::Info,
+            name: "kvm".into(),
+            detail: format!(
+                "not probed (lab doctor --probe-kvm boots a probe): /dev/kvm {}",
+                if *dev_kvm { "present" } else { "absent" }
+            ),
+        },
         Kvm::NotProbed { dev_kvm } => Line {
             status: Status::Info,
             name: "kvm".into(),
@@ -419,14 +429,19 @@ pub fn newest_host_kernel(cache: &Cache) -> Option<(Arch, PathBuf)> {
         .map(|b| (b.arch, b.image))
 }
 
-/// Disk and KVM facts of the real machine. KVM is probed with a kernel
-/// from the cache, when there is one.
-pub fn gather(cache: &Cache, cache_from: String) -> Facts {
-    let kvm = match newest_host_kernel(cache) {
-        None => Kvm::NotProbed {
-            dev_kvm: Path::new("/dev/kvm").exists(),
-        },
-        Some((arch, image)) => {
+/// Disk and KVM facts of the real machine. With `probe_kvm`, KVM is
+/// probed by booting a kernel from the cache (which writes a probe
+/// entry into it); otherwise nothing is booted and nothing written.
+pub fn gather(cache: Option<&Cache>, root: &Path, cache_from: String, probe_kvm: bool) -> Facts {
+    let dev_kvm = Path::new("/dev/kvm").exists();
+    let kernel = match cache {
+        Some(c) if probe_kvm => newest_host_kernel(c).map(|k| (c, k)),
+        _ => None,
+    };
+    let kvm = match kernel {
+        None if !probe_kvm => Kvm::NotAsked { dev_kvm },
+        None => Kvm::NotProbed { dev_kvm },
+        Some((cache, (arch, image))) => {
             let rt = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build();
@@ -439,10 +454,15 @@ pub fn gather(cache: &Cache, cache_from: String) -> Facts {
             }
         }
     };
+    // The cache may not exist yet: its nearest existing ancestor holds it.
+    let free_bytes = root
+        .ancestors()
+        .find(|a| a.exists())
+        .and_then(crate::util::free_bytes);
     Facts {
-        cache_root: cache.root().to_path_buf(),
+        cache_root: root.to_path_buf(),
         cache_from,
-        free_bytes: crate::util::free_bytes(cache.root()),
+        free_bytes,
         kvm,
     }
 }
@@ -783,7 +803,7 @@ mod tests {
     fn the_real_machine_report_agrees_with_the_shell() {
         let d = tempfile::tempdir().unwrap();
         let cache = Cache::at(d.path()).unwrap();
-        let facts = gather(&cache, "test".into());
+        let facts = gather(Some(&cache), cache.root(), "test".into(), true);
         let r = check(&items(), &System, &facts);
         for it in items() {
             let there = match &it.what {
@@ -848,7 +868,7 @@ mod tests {
         let (arch, image) = newest_host_kernel(&cache).unwrap();
         assert_eq!(arch, host);
         assert!(image.starts_with(cache.root()), "{}", image.display());
-        let facts = gather(&cache, "test".into());
+        let facts = gather(Some(&cache), cache.root(), "test".into(), true);
         let r = check(&items(), &System, &facts);
         let kvm = r.lines.iter().find(|l| l.name == "kvm").unwrap();
         match &facts.kvm {

@@ -1,5 +1,4 @@
-//! The host lab runs on: its facts, its signals, the packages it needs.
+//! The host lab runs on: its facts, its CPU pressure and the packages it needs.
 
 pub mod doctor;
-pub mod interrupt;
 pub mod pressure;

@@ -207,7 +207,7 @@ pub fn wait_quiet(below_pct: f64, max: std::time::Duration) -> (Option<f64>, boo
         match now {
             None => return (None, true),
             Some(p) if p <= below_pct => return (Some(p), true),
-            Some(_) if start.elapsed() >= max || crate::host::interrupt::interrupted() => {
+            Some(_) if start.elapsed() >= max || crate::interrupt::interrupted() => {
                 return (now, false);
             }
             Some(_) => std::thread::sleep(std::time::Duration::from_millis(500)),

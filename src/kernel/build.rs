@@ -153,10 +153,10 @@ pub fn build_all(
         }
     };
     for k in kernels {
-        if crate::host::interrupt::interrupted() {
+        if crate::interrupt::interrupted() {
             failed.push((
                 k.id.clone(),
-                anyhow::Error::new(crate::host::interrupt::Interrupted),
+                anyhow::Error::new(crate::interrupt::Interrupted),
             ));
             continue;
         }
@@ -725,12 +725,12 @@ impl Make<'_> {
             .arg(self.arch.image_target())
             .arg("vmlinux");
         c.stdout(Stdio::piped()).stderr(Stdio::piped());
-        crate::host::interrupt::own_group(&mut c);
+        crate::interrupt::own_group(&mut c);
         writeln!(log, "$ {}", crate::util::describe(&c))?;
         let mut child = c
             .spawn()
             .with_context(|| format!("running {}", crate::util::describe(&c)))?;
-        let _guard = crate::host::interrupt::register_group(child.id() as i32);
+        let _guard = crate::interrupt::register_group(child.id() as i32);
         let stderr = child.stderr.take().unwrap();
         let (tx, rx) = std::sync::mpsc::channel::<String>();
         let tx2 = tx.clone();
@@ -774,7 +774,7 @@ impl Make<'_> {
         let _ = (t1.join(), t2.join());
         let status = child.wait()?;
         log.flush()?;
-        crate::host::interrupt::check()?;
+        crate::interrupt::check()?;
         if !status.success() {
             let tail = crate::util::tail_lines(&log_path, 30);
             let hint = if tail.contains("No space left on device") {

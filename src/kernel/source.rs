@@ -115,7 +115,7 @@ pub fn ensure(cache: &Cache, src: &Source, events: &Events) -> Result<SourceTree
                 crate::util::run_output(Command::new("sh").arg("-c").arg(&sh))?;
             }
         }
-        crate::host::interrupt::check()?;
+        crate::interrupt::check()?;
         if !tree.join("Makefile").is_file() || !tree.join("Kconfig").is_file() {
             bail!(
                 "{} does not look like a kernel tree (no top-level Makefile and Kconfig)",

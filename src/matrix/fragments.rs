@@ -34,18 +34,26 @@ pub fn search_dirs(matrix_path: &Path) -> Vec<PathBuf> {
     vec![dir.join("kconfigs"), dir.join("../kconfigs")]
 }
 
-/// Resolve a fragment name (or a path ending in `.config`).
+/// A fragment name is a plain name, so a matrix cannot make lab read
+/// `../../etc/passwd`: letters, digits, '.', '_', '-', no leading '.'.
+pub fn is_plain_name(name: &str) -> bool {
+    !name.is_empty()
+        && !name.starts_with('.')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
+}
+
+/// Resolve a fragment name (`hz100`, or `hz100.config`).
 pub fn resolve(name: &str, dirs: &[PathBuf]) -> Option<Fragment> {
-    let candidates: Vec<PathBuf> = if name.ends_with(".config") || name.contains('/') {
-        dirs.iter()
-            .map(|d| d.join("..").join(name))
-            .chain([PathBuf::from(name)])
-            .collect()
-    } else {
-        dirs.iter()
-            .map(|d| d.join(format!("{name}.config")))
-            .collect()
-    };
+    if !is_plain_name(name) {
+        return None;
+    }
+    let stem = name.strip_suffix(".config").unwrap_or(name);
+    let candidates: Vec<PathBuf> = dirs
+        .iter()
+        .map(|d| d.join(format!("{stem}.config")))
+        .collect();
     for c in candidates {
         if let Ok(text) = std::fs::read_to_string(&c) {
             let origin = c.canonicalize().unwrap_or(c).display().to_string();

@@ -5,12 +5,16 @@
 //! tested without a kernel in sight.
 
 mod arch;
+mod checks;
 pub mod expand;
 mod filter;
 pub mod fragments;
+pub mod limits;
+pub mod percent;
 pub mod schema;
 pub mod shard;
 pub mod template;
+mod yaml_error;
 
 pub use arch::Arch;
 pub use expand::{BootSpec, CellSpec, KernelSpec, Plan, ScheduledBoot};
@@ -120,30 +124,40 @@ pub fn err_at<T>(file: &Path, loc: &Loc<T>, msg: impl std::fmt::Display) -> anyh
     }
 }
 
+/// A cell or boot id as a directory name: readable, safe, and distinct
+/// ids that would map to one name are refused at plan time (checks.rs).
+pub fn dir_name(id: &str) -> String {
+    id.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._=,-@+".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
 impl Matrix {
     pub fn load(path: &Path) -> Result<Matrix> {
+        Matrix::load_limited(path, limits::DEFAULT_MAX_CELLS)
+    }
+
+    /// `load`, refusing a plan of more than `max_cells` cell runs.
+    pub fn load_limited(path: &Path, max_cells: usize) -> Result<Matrix> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| anyhow!("{}: cannot read the matrix: {e}", path.display()))?;
-        Matrix::parse(path, &text)
+        Matrix::parse_limited(path, &text, max_cells)
     }
 
     pub fn parse(path: &Path, text: &str) -> Result<Matrix> {
-        let file: MatrixFile = crate::util::from_yaml(text).map_err(|e| {
-            let msg = e.without_snippet().to_string();
-            match e.location() {
-                Some(l) if l.line() > 0 => {
-                    anyhow!(
-                        "{}:{}:{}: {}",
-                        path.display(),
-                        l.line(),
-                        l.column(),
-                        first_line(&msg)
-                    )
-                }
-                _ => anyhow!("{}: {}", path.display(), first_line(&msg)),
-            }
-        })?;
-        validate(path, text, file)
+        Matrix::parse_limited(path, text, limits::DEFAULT_MAX_CELLS)
+    }
+
+    fn parse_limited(path: &Path, text: &str, max_cells: usize) -> Result<Matrix> {
+        let file: MatrixFile =
+            crate::util::from_yaml(text).map_err(|e| yaml_error::describe(path, text, &e))?;
+        validate(path, text, file, max_cells)
     }
 
     /// A kernel axis by name, `arch` included.
@@ -171,15 +185,7 @@ impl Matrix {
     }
 }
 
-fn first_line(s: &str) -> String {
-    s.lines()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or(s)
-        .trim()
-        .to_string()
-}
-
-fn validate(path: &Path, text: &str, f: MatrixFile) -> Result<Matrix> {
+fn validate(path: &Path, text: &str, f: MatrixFile, max_cells: usize) -> Result<Matrix> {
     let dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
     if f.version.value != 1 {
         return Err(err_at(
@@ -229,7 +235,7 @@ fn validate(path: &Path, text: &str, f: MatrixFile) -> Result<Matrix> {
     let find = |name: &Loc<String>, what: &str| -> Result<Fragment> {
         fragments::resolve(&name.value, &dirs).ok_or_else(|| {
             err_at(path, name, format!(
-                "unknown fragment '{}' in {what}: no {}.config in {} and no built-in fragment of that name",
+                "unknown fragment '{}' in {what}: no {}.config in {} and no built-in fragment of that name (a fragment is a plain name: no '/' or '..')",
                 name.value,
                 name.value,
                 dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(" or ")
@@ -388,7 +394,7 @@ fn validate(path: &Path, text: &str, f: MatrixFile) -> Result<Matrix> {
     };
     check_claims(&m)?;
     // Every template must render for every cell; find out now, not in a guest.
-    m.plan()?;
+    checks::check(&m, max_cells)?;
     Ok(m)
 }
 

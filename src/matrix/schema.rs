@@ -405,10 +405,10 @@ fn first() -> usize {
 pub struct VerdictDef {
     /// A change smaller than this is `no change`, e.g. `5%`.
     #[serde(default)]
-    pub noise: Option<String>,
+    pub noise: Option<super::percent::Percent>,
     /// A coefficient of variation above this flags a cell, e.g. `10%`.
     #[serde(default)]
-    pub max_cv: Option<String>,
+    pub max_cv: Option<super::percent::Percent>,
     /// Metrics whose regressions fail CI; all shown metrics when empty.
     #[serde(default)]
     pub gate: Vec<String>,

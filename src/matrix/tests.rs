@@ -16,7 +16,7 @@ variants:
   - name: before
   - name: after
     patches:
-      - diff: some.diff
+      - message-id: small-test@example.org
 kernel_axes:
   arch: [x86_64]
   hz: {100: [hz100], 1000: [hz1000]}

@@ -26,7 +26,7 @@ const LEVEL: f64 = 0.95;
 const RESAMPLES: usize = 2000;
 const SEED: u64 = 0x1ab_5eed;
 const ALPHA: f64 = 0.05;
-const MIN_RUNS: usize = 3;
+use super::stats::MIN_RUNS;
 const DEFAULT_NOISE: f64 = 0.05;
 const DEFAULT_MAX_CV: f64 = 0.10;
 const SCHEMA: u32 = 1;
@@ -123,7 +123,7 @@ pub fn build(manifest: &Manifest, cells: &[CellRecord], run_dir: &Path) -> Repor
         }
         None => variants.first().cloned().unwrap_or_default(),
     };
-    let settings = settings(manifest, baseline, &mut problems);
+    let settings = settings(manifest, baseline);
     let entries = run_entries(&sides[0], 0);
     let mut report = assemble(
         ReportKind::Run,
@@ -168,8 +168,8 @@ pub fn build_compare(
             label: lb.clone(),
         },
     ];
-    let mut problems = Vec::new();
-    let mut settings = settings(b.0, la.clone(), &mut problems);
+    let problems = Vec::new();
+    let mut settings = settings(b.0, la.clone());
     if b.0.matrix.metrics.is_empty() && !a.0.matrix.metrics.is_empty() {
         settings.gate = a.0.matrix.metrics.clone();
     }
@@ -232,17 +232,11 @@ pub fn build_compare(
     report
 }
 
-fn settings(m: &Manifest, baseline: String, problems: &mut Vec<String>) -> Settings {
+fn settings(m: &Manifest, baseline: String) -> Settings {
     let v = &m.matrix.verdict;
-    let mut percent = |what: &str, s: &Option<String>, default: f64| match s {
-        None => default,
-        Some(s) => crate::util::parse_percent(s).unwrap_or_else(|e| {
-            problems.push(format!("verdict.{what} '{s}': {e}"));
-            default
-        }),
-    };
-    let noise = percent("noise", &v.noise, DEFAULT_NOISE);
-    let max_cv = percent("max_cv", &v.max_cv, DEFAULT_MAX_CV);
+    // Checked when the matrix was read: a bad value never gets here.
+    let noise = v.noise.map_or(DEFAULT_NOISE, |p| p.fraction());
+    let max_cv = v.max_cv.map_or(DEFAULT_MAX_CV, |p| p.fraction());
     Settings {
         noise,
         max_cv,
@@ -1088,7 +1082,7 @@ fn distinct(items: impl IntoIterator<Item = String>) -> Vec<String> {
 }
 
 fn short(hash: &str) -> &str {
-    &hash[..hash.len().min(12)]
+    crate::util::prefix(hash, 12)
 }
 
 fn provenance(s: &Side) -> Provenance {

@@ -2,6 +2,7 @@
 //! write to `out` (stdout from the command line), so tests can read it.
 
 use super::{Format, Report};
+use crate::error::input;
 use crate::results::RunDir;
 use anyhow::{Context, Result};
 use std::io::Write;
@@ -38,9 +39,9 @@ pub fn report(
     out_dir: Option<&Path>,
     out: &mut dyn Write,
 ) -> Result<i32> {
-    let formats = Format::parse_list(formats)?;
-    let dir = RunDir::open(results_root, run)?;
-    let report = super::load(&dir)?;
+    let formats = Format::parse_list(formats).map_err(input)?;
+    let dir = RunDir::open(results_root, run).map_err(input)?;
+    let report = super::load(&dir).map_err(input)?;
     emit(&report, &formats, out_dir, &dir.path, "report", out)?;
     Ok(super::exit_code(&report))
 }
@@ -55,10 +56,10 @@ pub fn compare(
     out_dir: Option<&Path>,
     out: &mut dyn Write,
 ) -> Result<i32> {
-    let formats = Format::parse_list(formats)?;
-    let da = RunDir::open(results_root, a)?;
-    let db = RunDir::open(results_root, b)?;
-    let report = super::load_compare(&da, &db)?;
+    let formats = Format::parse_list(formats).map_err(input)?;
+    let da = RunDir::open(results_root, a).map_err(input)?;
+    let db = RunDir::open(results_root, b).map_err(input)?;
+    let report = super::load_compare(&da, &db).map_err(input)?;
     let stem = format!("compare-{}", crate::results::path_part(&da.id()));
     emit(&report, &formats, out_dir, &db.path, &stem, out)?;
     Ok(super::exit_code(&report))
@@ -66,12 +67,30 @@ pub fn compare(
 
 /// `lab claims extract <mail>`: the tables of a mail as claims YAML.
 pub fn claims_extract(mail: &Path, out: &mut dyn Write) -> Result<i32> {
-    let raw = std::fs::read(mail).with_context(|| format!("reading {}", mail.display()))?;
-    let tables = super::claims::extract_from_bytes(&raw)?;
+    let raw = std::fs::read(mail)
+        .with_context(|| format!("reading {}", mail.display()))
+        .map_err(input)?;
+    let tables = super::claims::extract_from_bytes(&raw)
+        .with_context(|| mail.display().to_string())
+        .map_err(input)?;
     if tables.is_empty() {
-        eprintln!("no tables of numbers found in {}", mail.display());
+        eprintln!(
+            "no tables of numbers found in {}{}",
+            mail.display(),
+            html_only_hint(&raw)
+        );
         return Ok(1);
     }
     out.write_all(super::claims::to_yaml(&tables).as_bytes())?;
     Ok(0)
+}
+
+/// Why a mail may show no tables: lab reads text/plain parts only.
+fn html_only_hint(raw: &[u8]) -> &'static str {
+    let text = String::from_utf8_lossy(raw).to_ascii_lowercase();
+    if text.contains("content-type: text/html") && !text.contains("content-type: text/plain") {
+        "; the mail has only an HTML part, and lab reads text/plain parts (patch mails to kernel lists are plain text: ask for that, or save the plain-text version)"
+    } else {
+        ""
+    }
 }

@@ -10,8 +10,14 @@ use anyhow::Result;
 use quick_junit::{NonSuccessKind, TestCase, TestCaseStatus, TestSuite};
 use std::time::Duration;
 
+/// A cell's seconds as a Duration; nonsense (NaN, negative, 1e308 from
+/// an edited cell.json) must not panic the report.
 fn secs(s: f64) -> Duration {
-    Duration::from_secs_f64(if s.is_finite() && s > 0.0 { s } else { 0.0 })
+    if s.is_finite() && s > 0.0 {
+        Duration::try_from_secs_f64(s).unwrap_or(Duration::MAX)
+    } else {
+        Duration::ZERO
+    }
 }
 
 fn failure(kind: NonSuccessKind, ty: &str, message: String, description: String) -> TestCaseStatus {

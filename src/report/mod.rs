@@ -19,6 +19,7 @@ mod html;
 mod junit;
 mod numbers;
 mod plot;
+mod sanity;
 pub mod stats;
 #[doc(hidden)]
 pub mod testing;
@@ -561,15 +562,31 @@ pub fn text_summary(report: &Report) -> String {
 /// Load a run directory and build its report.
 pub fn load(run: &RunDir) -> Result<Report> {
     let manifest: Manifest = run.read_manifest()?;
-    let cells: Vec<CellRecord> = run.cells()?;
-    Ok(build(&manifest, &cells, &run.path))
+    let (cells, problems) = checked_cells(run)?;
+    let mut r = build(&manifest, &cells, &run.path);
+    r.problems.extend(problems);
+    Ok(r)
 }
 
 /// Load two runs and compare them, `a` as the baseline.
 pub fn load_compare(a: &RunDir, b: &RunDir) -> Result<Report> {
-    let (ma, ca) = (a.read_manifest()?, a.cells()?);
-    let (mb, cb) = (b.read_manifest()?, b.cells()?);
-    Ok(build_compare((&ma, &ca, &a.path), (&mb, &cb, &b.path)))
+    let ((ca, mut pa), (cb, pb)) = (checked_cells(a)?, checked_cells(b)?);
+    let (ma, mb) = (a.read_manifest()?, b.read_manifest()?);
+    let mut r = build_compare((&ma, &ca, &a.path), (&mb, &cb, &b.path));
+    pa.extend(pb);
+    r.problems.extend(pa);
+    Ok(r)
+}
+
+/// A run's cell records, each (cell, repetition) once and no impossible
+/// value, with a problem line for each fix; a corrupt records.jsonl is
+/// an error naming its line.
+fn checked_cells(run: &RunDir) -> Result<(Vec<CellRecord>, Vec<String>)> {
+    run.check_records()?;
+    let mut cells = run.cells()?;
+    let mut problems = sanity::dedupe(&mut cells);
+    problems.extend(sanity::drop_invalid(&mut cells));
+    Ok((cells, problems))
 }
 
 /// Render every format of a report in `dir`, as `<stem>.<extension>`.

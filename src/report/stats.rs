@@ -109,7 +109,7 @@ impl fmt::Display for Verdict {
 
 /// Fewest repetitions per side before a verdict is given: with two, one
 /// outlier decides the median.
-const MIN_RUNS: usize = 3;
+pub const MIN_RUNS: usize = 3;
 
 /// Largest n1 * n2 for which the exact U distribution is used. Its counts
 /// peak at C(40, 20) ≈ 1.4e11 for 20 × 20, well inside u64, and beyond

@@ -46,9 +46,20 @@ pub fn find_runs(paths: &[PathBuf]) -> Result<Vec<RunDir>> {
 /// Merge the runs in `dirs` (see [`find_runs`]) into a new run directory
 /// `out`, which must not exist or be empty.
 pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<RunDir> {
-    let runs = find_runs(dirs)?;
+    let runs = find_runs(dirs).map_err(crate::error::input)?;
     if runs.is_empty() {
-        bail!("lab merge: no run directories given");
+        return Err(crate::error::input_error(
+            "lab merge: no run directories given",
+        ));
+    }
+    for d in dirs.iter().chain(runs.iter().map(|r| &r.path)) {
+        if is_inside(out, d) {
+            return Err(crate::error::input_error(format!(
+                "--out {} is inside the input {}: merge into a directory outside every input",
+                out.display(),
+                d.display()
+            )));
+        }
     }
     if out.exists() {
         let empty = std::fs::read_dir(out)
@@ -69,8 +80,8 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<RunDir> {
                 .with_context(|| format!("reading the manifest of {}", r.path.display()))
         })
         .collect::<Result<_>>()?;
-    check_same_origin(&runs, &manifests)?;
-    check_no_duplicates(&runs, &manifests)?;
+    check_same_origin(&runs, &manifests).map_err(crate::error::input)?;
+    check_no_duplicates(&runs, &manifests).map_err(crate::error::input)?;
     let merged = merged_manifest(&runs, &manifests, out)?;
 
     // Build beside `out`, then rename: a merge that fails leaves nothing.
@@ -88,6 +99,8 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<RunDir> {
     if tmp.exists() {
         std::fs::remove_dir_all(&tmp)?;
     }
+    // An interrupted merge removes the half-built directory.
+    let guard = crate::interrupt::temp_guard(&tmp);
     std::fs::create_dir(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
     let built = (|| -> Result<()> {
         for r in &runs {
@@ -111,11 +124,47 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<RunDir> {
     if out.exists() {
         std::fs::remove_dir(out)?;
     }
-    std::fs::rename(&tmp, out)
+    guard
+        .commit(|| std::fs::rename(&tmp, out))
         .with_context(|| format!("moving {} to {}", tmp.display(), out.display()))?;
     Ok(RunDir {
         path: out.to_path_buf(),
     })
+}
+
+/// Whether `path` (which may not exist yet) is `dir` or lies under it,
+/// after resolving symlinks and `..` in the part that exists.
+fn is_inside(path: &Path, dir: &Path) -> bool {
+    let Ok(dir) = dir.canonicalize() else {
+        return false;
+    };
+    let abs = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        match std::env::current_dir() {
+            Ok(c) => c.join(path),
+            Err(_) => return false,
+        }
+    };
+    // The longest existing ancestor, canonical, plus the rest as written.
+    let mut rest = Vec::new();
+    let mut cur = abs.as_path();
+    loop {
+        if let Ok(c) = cur.canonicalize() {
+            let mut full = c;
+            for part in rest.iter().rev() {
+                full.push(part);
+            }
+            return full.starts_with(&dir);
+        }
+        match (cur.parent(), cur.file_name()) {
+            (Some(p), Some(n)) => {
+                rest.push(n.to_os_string());
+                cur = p;
+            }
+            _ => return false,
+        }
+    }
 }
 
 fn check_same_origin(runs: &[RunDir], ms: &[Manifest]) -> Result<()> {
@@ -127,9 +176,9 @@ fn check_same_origin(runs: &[RunDir], ms: &[Manifest]) -> Result<()> {
             bail!(
                 "{first} and {this} ran different matrices ({} {} and {} {}); only shards of one matrix merge",
                 m0.matrix.path,
-                &m0.matrix.hash[..12.min(m0.matrix.hash.len())],
+                crate::util::prefix(&m0.matrix.hash, 12),
                 m.matrix.path,
-                &m.matrix.hash[..12.min(m.matrix.hash.len())],
+                crate::util::prefix(&m.matrix.hash, 12),
             );
         }
         if m.lab_version != m0.lab_version {
@@ -240,9 +289,9 @@ fn merged_manifest(runs: &[RunDir], ms: &[Manifest], out: &Path) -> Result<Manif
                 Some(old) if old_is_same_image(old, i) => {}
                 Some(old) => bail!(
                     "image {id} differs: sha256 {} in {} and {} in {}; the shards booted different guest userlands",
-                    &old.sha256[..12.min(old.sha256.len())],
+                    crate::util::prefix(&old.sha256, 12),
                     image_from[id].display(),
-                    &i.sha256[..12.min(i.sha256.len())],
+                    crate::util::prefix(&i.sha256, 12),
                     r.path.display()
                 ),
             }

@@ -195,17 +195,7 @@ pub struct RunDir {
 }
 
 /// Cell ids become directory names: keep them readable and safe.
-pub fn path_part(id: &str) -> String {
-    id.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "._=,-@+".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
-}
+pub use crate::matrix::dir_name as path_part;
 
 impl RunDir {
     /// A new run directory under `root`, named after the matrix and the time.
@@ -309,6 +299,25 @@ impl RunDir {
             };
         }
         Ok((done, failed))
+    }
+
+    /// records.jsonl is derived from the cell files, but other tools read
+    /// it: a line that is not a record is an error naming the line.
+    pub fn check_records(&self) -> Result<()> {
+        let path = self.path.join("records.jsonl");
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            return Ok(());
+        };
+        for (i, line) in text.lines().enumerate() {
+            if let Err(e) = serde_json::from_str::<Record>(line) {
+                anyhow::bail!(
+                    "{}:{}: not a record ({e}); `lab merge` or a finished `lab run --resume` rewrites it from the cell files",
+                    path.display(),
+                    i + 1
+                );
+            }
+        }
+        Ok(())
     }
 
     /// Rebuild records.jsonl from the cell files, atomically.

@@ -62,9 +62,7 @@ pub async fn run(
     match result {
         Ok(Ok(())) => rec.status = CellStatus::Done,
         Ok(Err(e)) => {
-            if e.is::<crate::host::interrupt::Interrupted>()
-                || crate::host::interrupt::interrupted()
-            {
+            if e.is::<crate::interrupt::Interrupted>() || crate::interrupt::interrupted() {
                 rec.status = CellStatus::Interrupted;
                 rec.error = Some("interrupted".into());
             } else {

@@ -125,7 +125,7 @@ pub async fn run(
     for r in results {
         r?;
     }
-    crate::host::interrupt::check()?;
+    crate::interrupt::check()?;
     Ok(run)
 }
 
@@ -204,7 +204,7 @@ async fn prepare(
         tokio::task::spawn_blocking(move || crate::kernel::build_all(&c, &m, &k, &bopts, &e))
             .await?
     };
-    crate::host::interrupt::check()?;
+    crate::interrupt::check()?;
     if let Some((id, e)) = failed.into_iter().next() {
         return Err(e.context(format!("kernel {id}")));
     }
@@ -311,7 +311,7 @@ struct BootCtx<'a, P: Fn(&str, u32) -> bool> {
 
 impl<P: Fn(&str, u32) -> bool> BootCtx<'_, P> {
     async fn run_boot(&self, s: &ScheduledBoot) -> Result<()> {
-        if crate::host::interrupt::interrupted() {
+        if crate::interrupt::interrupted() {
             return Ok(());
         }
         let spec = self.plan.boot(&s.boot).context("scheduled boot in plan")?;
@@ -409,7 +409,7 @@ impl<P: Fn(&str, u32) -> bool> BootCtx<'_, P> {
                 self.fail_cells(std::slice::from_ref(c), s.rep, why)?;
                 continue;
             }
-            if crate::host::interrupt::interrupted() {
+            if crate::interrupt::interrupted() {
                 break;
             }
             let out = self.run_cell(&mut booted, c, s.rep).await;
@@ -473,10 +473,7 @@ impl<P: Fn(&str, u32) -> bool> BootCtx<'_, P> {
                 out.record.contended_attempts = earlier;
                 return out;
             };
-            if out.boot_dead
-                || earlier.len() as u32 >= retries
-                || crate::host::interrupt::interrupted()
-            {
+            if out.boot_dead || earlier.len() as u32 >= retries || crate::interrupt::interrupted() {
                 out.record.contended_attempts = earlier;
                 return out;
             }

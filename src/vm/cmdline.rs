@@ -147,16 +147,9 @@ fn opt_value(p: &std::path::Path) -> String {
     p.display().to_string().replace(',', ",,")
 }
 
-/// `1G`, `512M`, `4096` (bytes) → bytes.
+/// `1G`, `512M`, `4096` (bytes) → bytes; one parser for every size.
 pub fn parse_size(s: &str) -> Option<u64> {
-    let s = s.trim();
-    let (num, mult) = match s.chars().last()? {
-        'K' | 'k' => (&s[..s.len() - 1], 1u64 << 10),
-        'M' | 'm' => (&s[..s.len() - 1], 1 << 20),
-        'G' | 'g' => (&s[..s.len() - 1], 1 << 30),
-        _ => (s, 1),
-    };
-    num.trim().parse::<u64>().ok().map(|n| n * mult)
+    crate::cache::size::parse_size(s).ok()
 }
 
 #[cfg(test)]

@@ -27,7 +27,7 @@ pub struct Vm {
     pub qemu_version: String,
     pub started: Instant,
     nvme_images: Vec<PathBuf>,
-    _group: crate::host::interrupt::GroupGuard,
+    _group: crate::interrupt::GroupGuard,
     _sockdir: tempfile::TempDir,
 }
 
@@ -92,14 +92,14 @@ impl Vm {
             .stdin(Stdio::null())
             .stdout(std::fs::File::create(&qemu_log)?)
             .stderr(std::fs::File::create(dir.join("qemu.stderr"))?);
-        crate::host::interrupt::own_group(&mut cmd);
+        crate::interrupt::own_group(&mut cmd);
         let mut cmd = tokio::process::Command::from(cmd);
         cmd.kill_on_drop(true);
         let started = Instant::now();
         let mut child = cmd
             .spawn()
             .with_context(|| format!("starting {}", prof.qemu))?;
-        let group = crate::host::interrupt::register_group(child.id().unwrap_or(0) as i32);
+        let group = crate::interrupt::register_group(child.id().unwrap_or(0) as i32);
         let qmp = qmp::Qmp::connect(&qmp_socket, Duration::from_secs(10)).await;
         // QEMU opened its drives before QMP answered: RAM-backed images can
         // be unlinked now, so even a killed lab leaves nothing in /dev/shm.

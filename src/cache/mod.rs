@@ -6,10 +6,38 @@
 //! writer of that kind removes. A per-key file lock keeps two processes
 //! from building the same entry at once.
 
+pub mod gc;
+pub mod ls;
+#[cfg(test)]
+mod maintenance_tests;
+pub mod size;
+mod stale;
+pub mod transfer;
+
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use std::fs::{self, File};
 use std::path::{Path, PathBuf};
+
+/// Where the cache is: `$LAB_CACHE`, else `$XDG_CACHE_HOME/lab`, else
+/// `~/.cache/lab`. Nothing is created.
+pub fn default_root() -> Result<PathBuf> {
+    if let Some(p) = std::env::var_os("LAB_CACHE") {
+        if p.is_empty() {
+            return Err(crate::error::input_error(
+                "LAB_CACHE is set but empty: unset it (the default is ~/.cache/lab) or set it to a directory",
+            ));
+        }
+        return Ok(PathBuf::from(p));
+    }
+    if let Some(p) = std::env::var_os("XDG_CACHE_HOME").filter(|p| !p.is_empty()) {
+        return Ok(PathBuf::from(p).join("lab"));
+    }
+    let home = std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .context("neither LAB_CACHE nor HOME is set: set LAB_CACHE to the cache directory")?;
+    Ok(PathBuf::from(home).join(".cache/lab"))
+}
 
 /// A cache key: the blake3 of every input that shapes the entry.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
@@ -18,7 +46,7 @@ pub struct Key(pub String);
 impl Key {
     /// The first 16 hex digits, enough to name an entry to a person.
     pub fn short(&self) -> &str {
-        &self.0[..16.min(self.0.len())]
+        crate::util::prefix(&self.0, 16)
     }
 }
 
@@ -73,24 +101,40 @@ pub struct Cache {
 }
 
 impl Cache {
-    /// `$LAB_CACHE`, else `$XDG_CACHE_HOME/lab`, else `~/.cache/lab`.
+    /// `$LAB_CACHE`, else `$XDG_CACHE_HOME/lab`, else `~/.cache/lab`;
+    /// created (0700) when missing.
     pub fn open_default() -> Result<Cache> {
-        let root = if let Some(p) = std::env::var_os("LAB_CACHE") {
-            PathBuf::from(p)
-        } else if let Some(p) = std::env::var_os("XDG_CACHE_HOME") {
-            PathBuf::from(p).join("lab")
-        } else {
-            let home = std::env::var_os("HOME").context("neither LAB_CACHE nor HOME is set")?;
-            PathBuf::from(home).join(".cache/lab")
-        };
-        Cache::at(root)
+        Cache::at(default_root()?)
+    }
+
+    /// The default cache if it exists. Commands that only read (`lab cache
+    /// ls`, `lab doctor`) use this and never create it.
+    pub fn open_existing() -> Result<Option<Cache>> {
+        let root = default_root()?;
+        if !root.is_dir() {
+            return Ok(None);
+        }
+        let root = root
+            .canonicalize()
+            .with_context(|| format!("resolving the cache path {}", root.display()))?;
+        Ok(Some(Cache { root }))
     }
 
     pub fn at(root: impl Into<PathBuf>) -> Result<Cache> {
         let root = root.into();
-        fs::create_dir_all(&root)
-            .with_context(|| format!("creating the cache at {}", root.display()))?;
-        let root = root.canonicalize()?;
+        if !root.is_dir() {
+            // Cached initrds hold the guest's private host key: only the
+            // owner may look inside.
+            use std::os::unix::fs::DirBuilderExt;
+            fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(&root)
+                .with_context(|| format!("creating the cache at {}", root.display()))?;
+        }
+        let root = root
+            .canonicalize()
+            .with_context(|| format!("resolving the cache path {}", root.display()))?;
         Ok(Cache { root })
     }
 
@@ -191,12 +235,17 @@ impl Cache {
         let tmp_root = self.root.join(kind).join(".tmp");
         fs::create_dir_all(&tmp_root)
             .with_context(|| format!("creating {}", tmp_root.display()))?;
-        remove_stale_temps(&tmp_root);
+        stale::remove_stale_temps(&self.root);
         let p = tmp_root.join(format!("{}.{}", key.short(), std::process::id()));
         if p.exists() {
             fs::remove_dir_all(&p)?;
         }
-        fs::create_dir(&p).with_context(|| format!("creating {}", p.display()))?;
+        // Entries may hold keys (the initrd's keys layer): owner only.
+        use std::os::unix::fs::DirBuilderExt;
+        fs::DirBuilder::new()
+            .mode(0o700)
+            .create(&p)
+            .with_context(|| format!("creating {}", p.display()))?;
         Ok(p)
     }
 
@@ -226,22 +275,6 @@ impl Cache {
         fs::rename(path, &trash)?;
         fs::remove_dir_all(&trash)?;
         Ok(())
-    }
-}
-
-/// Temp directories are named `<key>.<pid>`; one whose pid is gone is
-/// what a killed build left behind.
-fn remove_stale_temps(tmp_root: &Path) {
-    let Ok(rd) = fs::read_dir(tmp_root) else {
-        return;
-    };
-    for e in rd.flatten() {
-        let name = e.file_name().to_string_lossy().into_owned();
-        let pid = name.rsplit('.').next().and_then(|p| p.parse::<i32>().ok());
-        let alive = pid.is_some_and(|p| Path::new(&format!("/proc/{p}")).exists());
-        if !alive {
-            let _ = fs::remove_dir_all(e.path());
-        }
     }
 }
 

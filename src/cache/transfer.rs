@@ -1,0 +1,258 @@
+//! `lab cache export | import`: carry entries between machines (CI jobs)
+//! as a tar archive.
+//!
+//! An export holds whole entries (`<kind>/<key>/`), the pointer files
+//! that name them (`pointers/kernel-config-<prekey>`, which lets a
+//! build skip configuring; `image-latest/<arch>-<recipe>`, which lets a
+//! run skip mmdebstrap), and an index, `lab-cache-export.json`. Import
+//! extracts into a temp directory inside the cache and renames each
+//! entry into place, so a reader never sees half an entry; entries the
+//! cache already has are left alone.
+
+#![allow(unused_imports)]
+use super::gc::{POINTER_DIRS, all_keys, pointer_target, pointers};
+use super::size::human_bytes;
+use super::{Cache, ENTRY_INFO, EntryInfo, Key};
+use anyhow::{Context, Result, bail};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The index at the root of an export.
+pub const INDEX: &str = "lab-cache-export.json";
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct ExportIndex {
+    pub format: u32,
+    pub lab_version: String,
+    pub created: String,
+    /// `(kind, key)` of every entry.
+    pub entries: Vec<(String, Key)>,
+    /// Pointer files, relative to the cache root.
+    pub pointers: Vec<String>,
+}
+
+/// tar's compression flag for an archive name.
+pub fn compression_flag(file: &Path) -> Result<Option<&'static str>> {
+    let name = file.file_name().unwrap_or_default().to_string_lossy();
+    Ok(if name.ends_with(".tar.zst") || name.ends_with(".tzst") {
+        Some("--zstd")
+    } else if name.ends_with(".tar.gz") || name.ends_with(".tgz") {
+        Some("-z")
+    } else if name.ends_with(".tar.xz") {
+        Some("-J")
+    } else if name.ends_with(".tar") {
+        None
+    } else {
+        bail!(
+            "{}: name the archive .tar, .tar.zst or .tar.gz (tar compresses by the name)",
+            file.display()
+        )
+    })
+}
+
+/// Write the selected entries (all when `kinds` and `keys` are empty;
+/// a key may be a prefix, as `lab cache ls` shows it) with their pointers.
+pub fn export_from(
+    cache: &Cache,
+    file: &Path,
+    kinds: &[String],
+    keys: &[String],
+) -> Result<ExportIndex> {
+    let flag = compression_flag(file)?;
+    let entries = cache.list()?;
+    for k in keys {
+        if !entries.iter().any(|(_, i)| i.key.0.starts_with(k.as_str())) {
+            bail!(
+                "no entry's key starts with '{k}' in {}",
+                cache.root().display()
+            );
+        }
+    }
+    let chosen: Vec<&(PathBuf, EntryInfo)> = entries
+        .iter()
+        .filter(|(_, i)| kinds.is_empty() || kinds.contains(&i.kind))
+        .filter(|(_, i)| keys.is_empty() || keys.iter().any(|k| i.key.0.starts_with(k.as_str())))
+        .collect();
+    // A kind with no entries is fine (a CI job may not have built an
+    // image); a selection with nothing in it is a mistake.
+    if chosen.is_empty() && !kinds.is_empty() {
+        let have: BTreeSet<&str> = entries.iter().map(|(_, i)| i.kind.as_str()).collect();
+        bail!(
+            "nothing to export: the cache at {} has no entries of kind {} (it has: {})",
+            cache.root().display(),
+            kinds.join(", "),
+            if have.is_empty() {
+                "none".to_string()
+            } else {
+                have.into_iter().collect::<Vec<_>>().join(", ")
+            }
+        );
+    }
+    let chosen_keys: BTreeSet<&str> = chosen.iter().map(|(_, i)| i.key.0.as_str()).collect();
+    let ptrs: Vec<String> = pointers(cache)
+        .into_iter()
+        .filter(|(_, t)| chosen_keys.contains(t.as_str()))
+        .map(|(rel, _)| rel)
+        .collect();
+    let idx = ExportIndex {
+        format: 1,
+        lab_version: crate::results::LAB_VERSION.to_string(),
+        created: crate::util::now_rfc3339(),
+        entries: chosen
+            .iter()
+            .map(|(_, i)| (i.kind.clone(), i.key.clone()))
+            .collect(),
+        pointers: ptrs.clone(),
+    };
+    let staging = tempfile::tempdir().context("creating a temp directory")?;
+    crate::util::atomic_write_json(&staging.path().join(INDEX), &idx)?;
+
+    let dir = match file.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    std::fs::create_dir_all(&dir)?;
+    let partial = dir.join(format!(
+        ".{}.partial-{}",
+        file.file_name().unwrap_or_default().to_string_lossy(),
+        std::process::id()
+    ));
+    let mut tar = Command::new("tar");
+    // An interrupted export removes the partial archive.
+    let guard = crate::interrupt::temp_guard(&partial);
+    tar.arg("-c").arg("-f").arg(&partial).arg("--sort=name");
+    if let Some(f) = flag {
+        tar.arg(f);
+    }
+    tar.arg("-C").arg(staging.path()).arg(INDEX);
+    tar.arg("-C").arg(cache.root());
+    for (_, i) in &chosen {
+        tar.arg(format!("{}/{}", i.kind, i.key));
+    }
+    for p in &ptrs {
+        tar.arg(p);
+    }
+    if let Err(e) = crate::util::run_output(&mut tar) {
+        let _ = std::fs::remove_file(&partial);
+        return Err(e.context(format!("writing {}", file.display())));
+    }
+    guard
+        .commit(|| std::fs::rename(&partial, file))
+        .with_context(|| format!("moving {} to {}", partial.display(), file.display()))?;
+    Ok(idx)
+}
+
+#[derive(Debug, Default)]
+pub struct ImportReport {
+    pub imported: Vec<(String, Key)>,
+    /// Entries the cache had already.
+    pub skipped: Vec<(String, Key)>,
+    pub pointers: usize,
+}
+
+/// A path component from an archive: no separators, no `..`, no dot files.
+fn safe_name(s: &str) -> bool {
+    !s.is_empty()
+        && !s.starts_with('.')
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.+@=".contains(c))
+}
+
+/// Extract `file` inside the cache, then move each entry into place.
+pub fn import_into(cache: &Cache, file: &Path) -> Result<ImportReport> {
+    let flag = compression_flag(file)?;
+    if !file.is_file() {
+        bail!("{}: no such archive", file.display());
+    }
+    let tmp = cache.root().join(format!(".import-{}", std::process::id()));
+    if tmp.exists() {
+        std::fs::remove_dir_all(&tmp)?;
+    }
+    let _guard = crate::interrupt::temp_guard(&tmp);
+    std::fs::create_dir(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
+    let r = import_from_dir(cache, file, flag, &tmp);
+    let _ = std::fs::remove_dir_all(&tmp);
+    r
+}
+
+fn import_from_dir(
+    cache: &Cache,
+    file: &Path,
+    flag: Option<&str>,
+    tmp: &Path,
+) -> Result<ImportReport> {
+    let mut tar = Command::new("tar");
+    tar.arg("-x").arg("-f").arg(file);
+    if let Some(f) = flag {
+        tar.arg(f);
+    }
+    tar.arg("--no-same-owner").arg("-C").arg(tmp);
+    crate::util::run_output(&mut tar).with_context(|| format!("unpacking {}", file.display()))?;
+    let idx: ExportIndex = crate::util::read_json(&tmp.join(INDEX)).with_context(|| {
+        format!(
+            "{} is not a lab cache export (no {INDEX} in it)",
+            file.display()
+        )
+    })?;
+    let mut r = ImportReport::default();
+    for (kind, key) in &idx.entries {
+        if !safe_name(kind) || !safe_name(&key.0) || kind == "locks" {
+            bail!("{}: bad entry name {kind}/{key}", file.display());
+        }
+        let src = tmp.join(kind).join(&key.0);
+        let info: EntryInfo = crate::util::read_json(&src.join(ENTRY_INFO))
+            .with_context(|| format!("{}: entry {kind}/{key}", file.display()))?;
+        if &info.kind != kind || &info.key != key {
+            bail!(
+                "{}: entry {kind}/{key} says it is {}/{}",
+                file.display(),
+                info.kind,
+                info.key
+            );
+        }
+        if cache.get(kind, key).is_some() {
+            r.skipped.push((kind.clone(), key.clone()));
+            continue;
+        }
+        // The lock a build of this entry would take.
+        let _lock = cache.lock(&format!("{kind}-{}", key.short()))?;
+        let dest = cache.entry_path(kind, key);
+        if cache.get(kind, key).is_some() {
+            r.skipped.push((kind.clone(), key.clone()));
+            continue;
+        }
+        if dest.exists() {
+            // Left by a crash before entry.json: garbage, as in Cache::commit.
+            std::fs::remove_dir_all(&dest)?;
+        }
+        std::fs::create_dir_all(dest.parent().expect("entries have a kind directory"))?;
+        std::fs::rename(&src, &dest)
+            .with_context(|| format!("moving {} to {}", src.display(), dest.display()))?;
+        r.imported.push((kind.clone(), key.clone()));
+    }
+    let keys = all_keys(cache)?;
+    for rel in &idx.pointers {
+        let Some((dir, name)) = rel.split_once('/') else {
+            bail!("{}: bad pointer name {rel}", file.display());
+        };
+        if !POINTER_DIRS.contains(&dir) || !safe_name(name) {
+            bail!("{}: bad pointer name {rel}", file.display());
+        }
+        let Some(target) = pointer_target(&tmp.join(rel)) else {
+            bail!("{}: pointer {rel} names no key", file.display());
+        };
+        if !keys.contains(&target) {
+            continue;
+        }
+        let dest = cache.root().join(rel);
+        // A local pointer to an entry this cache has wins.
+        if pointer_target(&dest).is_some_and(|t| keys.contains(&t)) {
+            continue;
+        }
+        crate::util::atomic_write(&dest, format!("{target}\n").as_bytes())?;
+        r.pointers += 1;
+    }
+    Ok(r)
+}

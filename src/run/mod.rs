@@ -139,8 +139,8 @@ fn open_run(matrix: &Matrix, plan: &Plan, opts: &RunOptions) -> Result<(RunDir, 
                 "{} changed since run {} started (matrix hash {} then, {} now); resume needs the same matrix, or start a new run",
                 matrix.path.display(),
                 run.id(),
-                &m.matrix.hash[..12],
-                &hash[..12]
+                crate::util::prefix(&m.matrix.hash, 12),
+                crate::util::prefix(&hash, 12)
             );
         }
         if m.matrix.filter != opts.filter || m.matrix.shard != opts.shard {

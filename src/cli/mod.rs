@@ -125,8 +125,13 @@ pub enum ImageCmd {
 
 #[derive(Subcommand)]
 pub enum ClaimsCmd {
-    /// Print the tables of a patch mail as claims YAML.
-    Extract { mail: PathBuf },
+    /// Print the claims of a mail, mbox thread, patch or text file.
+    Extract {
+        mail: PathBuf,
+        /// yaml (reads back as claims), json or text (re-aligned tables).
+        #[arg(long, default_value = "yaml")]
+        format: String,
+    },
 }
 
 #[derive(Subcommand)]
@@ -211,8 +216,8 @@ fn run(cli: Cli) -> Result<i32> {
             out.as_deref(),
             &mut std::io::stdout().lock(),
         ),
-        Cmd::Claims(ClaimsCmd::Extract { mail }) => {
-            crate::report::cmd::claims_extract(&mail, &mut std::io::stdout().lock())
+        Cmd::Claims(ClaimsCmd::Extract { mail, format }) => {
+            crate::mail::claims::render::extract_cmd(&mail, &format, &mut std::io::stdout().lock())
         }
         Cmd::Merge { dirs, out } => {
             let run = crate::results::merge::merge(&dirs, &out)?;

@@ -70,7 +70,7 @@ pub enum Cmd {
     Report {
         /// A run id under --results, or a run directory.
         run: String,
-        /// Comma list of text, md, html, json, junit.
+        /// Comma list of text, md, html, json, junit, reply.
         #[arg(long, default_value = "text")]
         format: String,
         /// Where files go (default: the run directory).
@@ -131,6 +131,15 @@ pub enum ClaimsCmd {
         /// yaml (reads back as claims), json or text (re-aligned tables).
         #[arg(long, default_value = "yaml")]
         format: String,
+    },
+    /// Show what every claimed value of a matrix binds to; builds and
+    /// boots nothing. Exit 1 when a value binds to no cell.
+    Check {
+        #[command(flatten)]
+        m: MatrixArgs,
+        /// A mail whose tables claims read; repeatable.
+        #[arg(long = "claims")]
+        claims: Vec<PathBuf>,
     },
 }
 
@@ -218,6 +227,16 @@ fn run(cli: Cli) -> Result<i32> {
         ),
         Cmd::Claims(ClaimsCmd::Extract { mail, format }) => {
             crate::mail::claims::render::extract_cmd(&mail, &format, &mut std::io::stdout().lock())
+        }
+        Cmd::Claims(ClaimsCmd::Check { m, claims }) => {
+            let (matrix, plan) = load_plan(&m)?;
+            crate::report::claim_bind::check(
+                &matrix,
+                &plan,
+                &m.mail,
+                &claims,
+                &mut std::io::stdout().lock(),
+            )
         }
         Cmd::Merge { dirs, out } => {
             let run = crate::results::merge::merge(&dirs, &out)?;

@@ -86,7 +86,17 @@ pub fn parse(raw: &[u8]) -> Result<Message> {
 
 fn leaves(mail: &ParsedMail, out: &mut Vec<Part>) {
     if mail.subparts.is_empty() {
-        if let Ok(body) = mail.get_body() {
+        // Without a declared charset, mail bodies today are UTF-8 far
+        // more often than the us-ascii the RFC presumes (`±`, `µs`).
+        let declared = mail.ctype.params.contains_key("charset");
+        let body = match declared {
+            true => mail.get_body().ok(),
+            false => mail
+                .get_body_raw()
+                .ok()
+                .map(|b| String::from_utf8_lossy(&b).into_owned()),
+        };
+        if let Some(body) = body {
             out.push(Part {
                 mimetype: mail.ctype.mimetype.to_ascii_lowercase(),
                 text: body.replace("\r\n", "\n"),

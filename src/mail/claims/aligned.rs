@@ -41,8 +41,11 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
             j += 1;
             continue;
         }
-        if width == 0 && blanks > 1 {
-            return None;
+        if blanks > 1 {
+            if width == 0 {
+                return None;
+            }
+            break;
         }
         let cells = split(text);
         if let Some(cells) = row_cells(cells, width) {
@@ -139,7 +142,9 @@ fn row_cells(cells: Vec<Cell>, width: usize) -> Option<Vec<Cell>> {
     } else {
         width.saturating_sub(1).max(2)
     };
-    (cells.len() >= min && values_at_end(&cells) > 0).then_some(cells)
+    // `nr_task: 1` is a label and its value, not a row.
+    let labelled = cells.first().is_some_and(|c| c.text.ends_with(':'));
+    (cells.len() >= min && !labelled && values_at_end(&cells) > 0).then_some(cells)
 }
 
 /// Whether a data row starts at `j` (after at most one blank line).

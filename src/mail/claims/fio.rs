@@ -114,12 +114,12 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
                 add(&mut d, k, &p[2], unit, line.no);
             }
         }
-        if text.trim_start().starts_with('|') {
-            if let Some((name, unit)) = &pct {
-                for p in PCT.captures_iter(text) {
-                    let k = k3(&job, &dir, &format!("{name} p{}", &p[1]));
-                    add(&mut d, k, &p[2], unit.clone(), line.no);
-                }
+        if text.trim_start().starts_with('|')
+            && let Some((name, unit)) = &pct
+        {
+            for p in PCT.captures_iter(text) {
+                let k = k3(&job, &dir, &format!("{name} p{}", &p[1]));
+                add(&mut d, k, &p[2], unit.clone(), line.no);
             }
         }
         j += 1;

@@ -329,7 +329,7 @@ fn spanning(spans: &[Cell], columns: &[&Cell]) -> Vec<Option<String>> {
     if spans.is_empty() {
         return vec![None; columns.len()];
     }
-    if columns.len() % spans.len() == 0 {
+    if columns.len().is_multiple_of(spans.len()) {
         let per = columns.len() / spans.len();
         return (0..columns.len())
             .map(|i| Some(spans[i / per].text.trim().to_string()))

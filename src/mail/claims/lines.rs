@@ -100,8 +100,10 @@ fn keep_line(st: &mut DepthState, text: &str, next: Option<&str>) -> bool {
 /// counts in `@@ -a,b +c,d @@` say how many lines are left, so a blank
 /// context line is read as part of it and a table after it is not.
 fn continues_diff(st: &mut DepthState, text: &str) -> bool {
-    if let Some((old, new)) = st.hunk.as_mut() {
-        if *old > 0 || *new > 0 {
+    if let Some((old, new)) = st.hunk.as_mut()
+        && (*old > 0 || *new > 0)
+    {
+        {
             let (o, n) = match text.chars().next() {
                 None | Some(' ') => (1, 1),
                 Some('-') => (1, 0),

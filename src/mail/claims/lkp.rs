@@ -150,17 +150,16 @@ fn conditions_above(lines: &[Line], i: usize) -> BTreeMap<String, String> {
         if let Some(names) = t
             .strip_suffix(':')
             .filter(|n| n.contains('/') && !n.contains(' '))
+            && let Some(values) = lines.get(k + 1).map(|l| l.text.trim())
         {
-            if let Some(values) = lines.get(k + 1).map(|l| l.text.trim()) {
-                let names: Vec<&str> = names.split('/').collect();
-                let values: Vec<&str> = values.split('/').collect();
-                if names.len() == values.len() {
-                    for (n, v) in names.into_iter().zip(values) {
-                        out.insert(n.to_string(), v.to_string());
-                    }
-                    k += 2;
-                    continue;
+            let names: Vec<&str> = names.split('/').collect();
+            let values: Vec<&str> = values.split('/').collect();
+            if names.len() == values.len() {
+                for (n, v) in names.into_iter().zip(values) {
+                    out.insert(n.to_string(), v.to_string());
                 }
+                k += 2;
+                continue;
             }
         }
         k += 1;

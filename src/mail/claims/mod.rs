@@ -245,7 +245,9 @@ fn in_block(block: &[Line], origin: &Origin) -> Vec<ClaimTable> {
     let mut consumed_until = 0;
     let mut out = Vec::new();
     for d in drafts {
+        // A run of parameters claims nothing but is no caption either.
         if d.rows.is_empty() {
+            consumed_until = consumed_until.max(d.end);
             continue;
         }
         let caption = d
@@ -257,7 +259,11 @@ fn in_block(block: &[Line], origin: &Origin) -> Vec<ClaimTable> {
             (None, Some(c)) if d.unit_from_caption => grid::caption_unit(c),
             _ => d.unit,
         };
-        let theoretical_max = bound_sentence(after, caption.as_deref());
+        // A sentence is its own claim; it bounds nothing.
+        let theoretical_max = match d.kind {
+            Some(ClaimKind::Prose) => None,
+            _ => bound_sentence(after, caption.as_deref()),
+        };
         if d.kind != Some(ClaimKind::Prose) {
             consumed_until = d.end;
         }

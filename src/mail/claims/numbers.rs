@@ -88,10 +88,10 @@ pub fn leading_number(s: &str) -> Option<(f64, &str)> {
     let m = NUMBER.find(s)?;
     let digits = m.as_str().replace(',', "");
     let rest = &s[m.end()..];
-    if let Some((power, tail)) = multiplier(rest) {
-        if !digits.contains(['e', 'E']) {
-            return Some((shift(&digits, power)?, tail));
-        }
+    if let Some((power, tail)) = multiplier(rest)
+        && !digits.contains(['e', 'E'])
+    {
+        return Some((shift(&digits, power)?, tail));
     }
     Some((digits.parse().ok()?, rest))
 }

@@ -57,9 +57,13 @@ pub fn claims(block: &[Line], free: &[bool]) -> Vec<Draft> {
             text.push(' ');
             i += 1;
         }
-        let text = blank_options(&text);
+        // Options are blanked byte for byte, so offsets hold in both.
+        let blanked = blank_options(&text);
         for (s_start, sentence) in sentence_spans(&text) {
-            for (offset, mut d) in in_sentence(sentence) {
+            let Some(read) = blanked.get(s_start..s_start + sentence.len()) else {
+                continue;
+            };
+            for (offset, mut d) in in_sentence(read) {
                 let at = s_start + offset;
                 let line = starts
                     .iter()
@@ -71,7 +75,7 @@ pub fn claims(block: &[Line], free: &[bool]) -> Vec<Draft> {
                 for r in &mut d.rows {
                     r.line = block[line].no;
                 }
-                d.caption = Some(sentence.trim().to_string());
+                d.caption = Some(sentence.split_whitespace().collect::<Vec<_>>().join(" "));
                 out.push(d);
             }
         }

@@ -161,17 +161,32 @@ fn mail(name: &str) -> Vec<ClaimTable> {
     extract(&data(&format!("mails/{name}"))).unwrap()
 }
 
+/// Every fixture against its expected dump (`tests/data/mails/expected/
+/// NAME.dump`): every value, unit, key, column, kind, caption, condition
+/// and warning. LAB_BLESS=1 writes the dumps, to be read before commit.
 #[test]
-fn print_all_fixtures() {
+fn every_fixture_gives_its_expected_claims() {
     let dir = format!("{}/tests/data/mails", env!("CARGO_MANIFEST_DIR"));
     let mut names: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n != "expected")
         .collect();
     names.sort();
-    for n in names {
-        println!("===== {n}\n{}", dump(&mail(&n)));
+    assert!(names.len() >= 20, "{names:?}");
+    let mut wrong = Vec::new();
+    for n in &names {
+        let got = dump(&mail(n));
+        let path = format!("{dir}/expected/{n}.dump");
+        if std::env::var_os("LAB_BLESS").is_some() {
+            std::fs::write(&path, &got).unwrap();
+        }
+        let want = std::fs::read_to_string(&path).unwrap_or_default();
+        if got != want {
+            wrong.push(format!("{n}:\n{got}"));
+        }
     }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
 /// The one claim every negative case carries, so a test shows both what

@@ -239,7 +239,7 @@ fn reply_of_the_stored_dm_delay_run() {
     }
     assert!(
         reply.contains(
-            "Claim 1, table 1, measured on arch=arm64,hz=100: write.lat_mean in ms, tolerance 15%."
+            "Claim 1, table 1, measured on arch=arm64,hz=100: write.lat_mean in ms,\ntolerance 15%.\n"
         ),
         "{reply}"
     );

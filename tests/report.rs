@@ -64,6 +64,19 @@ fn check_run(dir: &Path) -> Report {
     assert_eq!(report.outcome.exit_code, exit_code(&report));
 
     assert!(out["md"].starts_with("# "));
+
+    // Every claimed value is in every format, unbound ones included.
+    let reply = &out["reply"];
+    for line in reply.lines() {
+        assert!(line.chars().count() <= 72, "reply line too long: {line}");
+    }
+    for c in &report.claims {
+        let status = c.status.to_string();
+        assert!(out["text"].contains(&status), "text lacks {status}");
+        assert!(out["md"].contains(&status), "md lacks {status}");
+        assert!(out["html"].contains(&status), "html lacks {status}");
+        assert!(xml.contains(&format!(": {status}")), "junit lacks {status}");
+    }
     report
 }
 
@@ -200,6 +213,131 @@ fn stored_arm64_dm_delay_run() {
         text.contains("arch_sys_counter"),
         "the clocksource is in the provenance:\n{text}"
     );
+    let claimed: Vec<(String, String, Option<f64>)> = r
+        .claims
+        .iter()
+        .map(|c| (c.row_key.clone(), c.column.clone(), c.claimed))
+        .collect();
+    assert_eq!(claimed[0], ("1".into(), "before".into(), Some(9.97)));
+    assert_eq!(claimed[7], ("20".into(), "after".into(), Some(21.29)));
+    assert!(
+        r.claims
+            .iter()
+            .all(|c| c.unit == "ms" && c.metric == "write.lat_mean")
+    );
+}
+
+/// `--format reply` of the stored arm64 run: the mail's table with the
+/// measured numbers beside it, the verdict, one line of environment,
+/// all within 72 columns.
+#[test]
+fn reply_of_the_stored_dm_delay_run() {
+    let (r, out) = render_all(&data("runs/dm-delay-20261130-001024"));
+    let reply = &out["reply"];
+    for line in reply.lines() {
+        assert!(line.chars().count() <= 72, "too long: {line:?}\n{reply}");
+    }
+    assert!(
+        reply.contains(
+            "Claim 1, table 1, measured on arch=arm64,hz=100: write.lat_mean in ms,\ntolerance 15%.\n"
+        ),
+        "{reply}"
+    );
+    let lines: Vec<&str> = reply.lines().collect();
+    let header = lines
+        .iter()
+        .position(|l| l.trim_start().starts_with("delay"))
+        .unwrap();
+    let words = |l: &str| l.split_whitespace().map(String::from).collect::<Vec<_>>();
+    assert_eq!(
+        words(lines[header]),
+        ["delay", "before", "lab", "after", "lab"]
+    );
+    // Each row: the claimed value, then the lab's median in the same unit.
+    for (i, (delay, before, after)) in [
+        ("1", "9.97", "1.16"),
+        ("2", "9.97", "2.38"),
+        ("5", "9.99", "5.85"),
+        ("20", "20.06", "21.29"),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let w = words(lines[header + 1 + i]);
+        assert_eq!(
+            (w[0].as_str(), w[1].as_str(), w[3].as_str()),
+            (*delay, *before, *after),
+            "{reply}"
+        );
+        let measured = |col: &str| {
+            r.claims
+                .iter()
+                .find(|c| c.row_key == *delay && c.column == col)
+                .and_then(|c| c.measured)
+                .unwrap()
+        };
+        let lab_before: f64 = w[2].parse().unwrap();
+        let lab_after: f64 = w[4].parse().unwrap();
+        assert!(
+            (lab_before - measured("before")).abs() < 0.01 * measured("before"),
+            "{reply}"
+        );
+        assert!(
+            (lab_after - measured("after")).abs() < 0.01 * measured("after"),
+            "{reply}"
+        );
+    }
+    assert!(
+        reply.contains("Of 8 claimed value(s) checked against this run: 8 reproduced."),
+        "{reply}"
+    );
+    assert!(reply.contains("Verdict: acceptable"), "{reply}");
+    let env = lines.iter().find(|l| l.starts_with("Env: ")).unwrap();
+    assert!(env.starts_with("Env: arm64, HZ=100, linux 6.12"), "{env}");
+    assert!(
+        env.contains("tcg") && env.ends_with("clocksource arch_sys_counter"),
+        "{env}"
+    );
+}
+
+/// `lab claims check` on the dm-delay matrix and the repo's copy of the
+/// patch mail: all 8 values bind, each to the 6 cells (3 HZ x 2 arches)
+/// of its delay and variant, on write.lat_mean.
+#[test]
+fn claims_check_binds_the_dm_delay_mail() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let m = lab::matrix::Matrix::load(&root.join("matrices/dm-delay.yaml")).unwrap();
+    let plan = m.plan().unwrap();
+    let mail = root.join("tests/data/patches/dm-delay-ns-expiry.mbox");
+    let claims = lab::report::claim_bind::bindings(&m, &plan, &[mail.clone()], &[]);
+    assert_eq!(claims.len(), 1);
+    let values = &claims[0].values;
+    assert_eq!(values.len(), 8);
+    assert_eq!(claims[0].unbound(), 0);
+    for b in values {
+        assert_eq!(b.metric, "write.lat_mean");
+        assert_eq!(b.unit, "ms");
+        assert_eq!(b.from_stored, 1e-6);
+        let lab::matrix::claims::Target::Cells(cells) = &b.target else {
+            panic!("{b:?}");
+        };
+        assert_eq!(cells.len(), 6, "{cells:?}");
+        let suffix = format!("-{}:delay={}", b.column, b.row);
+        assert!(cells.iter().all(|c| c.ends_with(&suffix)), "{cells:?}");
+    }
+    let mut out = Vec::new();
+    let code = lab::report::claim_bind::check(&m, &plan, &[mail], &[], &mut out).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("  1 [before] delay=1, variant=before: 9.97 ms\n    -> write.lat_mean of x86_64-hz100-before:delay=1, "), "{text}");
+    assert!(text.ends_with("8 of 8 claimed value(s) bound\n"), "{text}");
+
+    // Without the mail, nothing binds, and the reason says which mail.
+    let mut out = Vec::new();
+    let code = lab::report::claim_bind::check(&m, &plan, &[], &[], &mut out).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    assert_eq!(code, 1);
+    assert!(text.contains("unbound: claim 1: the patch mail of variant 'after' is not among the --mail or --claims files (none given)"), "{text}");
 }
 
 /// A real A/A run: the same kernel under two names gives no change, and

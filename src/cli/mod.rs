@@ -74,7 +74,7 @@ pub enum Cmd {
     Report {
         /// A run id under --results, or a run directory.
         run: String,
-        /// Comma list of text, md, html, json, junit.
+        /// Comma list of text, md, html, json, junit, reply.
         #[arg(long, default_value = "text")]
         format: String,
         /// Where files go (default: the run directory).
@@ -133,8 +133,22 @@ pub enum ImageCmd {
 
 #[derive(Subcommand)]
 pub enum ClaimsCmd {
-    /// Print the tables of a patch mail as claims YAML.
-    Extract { mail: PathBuf },
+    /// Print the claims of a mail, mbox thread, patch or text file.
+    Extract {
+        mail: PathBuf,
+        /// yaml (reads back as claims), json or text (re-aligned tables).
+        #[arg(long, default_value = "yaml")]
+        format: String,
+    },
+    /// Show what every claimed value of a matrix binds to; builds and
+    /// boots nothing. Exit 1 when a value binds to no cell.
+    Check {
+        #[command(flatten)]
+        m: MatrixArgs,
+        /// A mail whose tables claims read; repeatable.
+        #[arg(long = "claims")]
+        claims: Vec<PathBuf>,
+    },
 }
 
 #[derive(Subcommand)]
@@ -268,8 +282,18 @@ fn run(cli: Cli) -> Result<i32> {
             out.as_deref(),
             &mut std::io::stdout().lock(),
         ),
-        Cmd::Claims(ClaimsCmd::Extract { mail }) => {
-            crate::report::cmd::claims_extract(&mail, &mut std::io::stdout().lock())
+        Cmd::Claims(ClaimsCmd::Extract { mail, format }) => {
+            crate::mail::claims::render::extract_cmd(&mail, &format, &mut std::io::stdout().lock())
+        }
+        Cmd::Claims(ClaimsCmd::Check { m, claims }) => {
+            let (matrix, plan) = load_plan(&m)?;
+            crate::report::claim_bind::check(
+                &matrix,
+                &plan,
+                &m.mail,
+                &claims,
+                &mut std::io::stdout().lock(),
+            )
         }
         Cmd::Merge { dirs, out } => {
             let run = crate::results::merge::merge(&dirs, &out)?;

@@ -32,6 +32,10 @@ pub struct RunArgs {
     /// Seconds from launch to SSH before a boot fails.
     #[arg(long)]
     pub ready_timeout: Option<u64>,
+    /// A mail whose tables claims read (mbox, mail, commit message or
+    /// text), besides the patch mails; repeatable.
+    #[arg(long = "claims")]
+    pub claims: Vec<PathBuf>,
     /// Seconds one cell may take before it fails and its boot is ended.
     #[arg(long, default_value_t = 900)]
     pub cell_timeout: u64,
@@ -60,6 +64,7 @@ pub fn run_cmd(a: &RunArgs) -> Result<i32> {
         jobs: a.jobs,
         accel: a.accel,
         mails: a.m.mail.clone(),
+        claim_mails: a.claims.clone(),
         filter: a.m.filter.clone(),
         shard: a.shard.clone(),
         ready_timeout: a.ready_timeout.map(Duration::from_secs),

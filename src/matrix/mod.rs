@@ -6,6 +6,7 @@
 
 mod arch;
 mod checks;
+pub mod claims;
 pub mod expand;
 mod filter;
 pub mod fragments;
@@ -392,7 +393,7 @@ fn validate(path: &Path, text: &str, f: MatrixFile, max_cells: usize) -> Result<
         contention: contention_policy(path, &f.contention)?,
         text: text.to_string(),
     };
-    check_claims(&m)?;
+    claims::check(&m)?;
     // Every template must render for every cell; find out now, not in a guest.
     checks::check(&m, max_cells)?;
     Ok(m)
@@ -501,32 +502,6 @@ fn plain_axes(
         });
     }
     Ok(out)
-}
-
-fn check_claims(m: &Matrix) -> Result<()> {
-    let p = m.path.display();
-    for (i, c) in m.claims.iter().enumerate() {
-        let at = format!("{p}: claims[{i}]");
-        if m.variant(&c.from_variant).is_none() {
-            return Err(anyhow!(
-                "{at}: from_variant '{}' is not a variant",
-                c.from_variant
-            ));
-        }
-        for (col, v) in &c.columns {
-            if m.variant(v).is_none() {
-                return Err(anyhow!(
-                    "{at}: column '{col}' maps to '{v}', which is not a variant"
-                ));
-            }
-        }
-        if !m.run_axes.iter().any(|a| a.name == c.row_axis) {
-            return Err(anyhow!("{at}: row_axis '{}' is not a run axis", c.row_axis));
-        }
-        crate::util::parse_percent(&c.tolerance)
-            .map_err(|e| anyhow!("{at}: tolerance '{}': {e}", c.tolerance))?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]

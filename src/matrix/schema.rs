@@ -372,32 +372,88 @@ pub struct CommandMetricDef {
     pub scale: Option<f64>,
 }
 
-/// How a mail's table maps onto the matrix.
+/// How a mail's table maps onto the matrix: where the table is, what
+/// its rows and columns are, and which metric its numbers measure.
+/// Checked by `matrix::claims`; the shapes are in the README.
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct ClaimDef {
-    /// The variant whose mail holds the table.
-    pub from_variant: String,
-    /// Which table of the mail, counting from 1.
+    /// The mail holding the table; the variant's patch mail when absent.
+    #[serde(default)]
+    pub source: Option<ClaimSourceDef>,
+    /// The variant whose patch mail holds the table (when no `source`),
+    /// and the variant of every value when neither rows nor columns
+    /// name one.
+    #[serde(default)]
+    pub from_variant: Option<Loc<String>>,
+    /// Which table of the source, counting from 1.
     #[serde(default = "first")]
-    pub table: usize,
-    /// The table's column that holds the row key, and the run axis it maps to.
-    pub row_column: String,
-    pub row_axis: String,
-    /// Table column → variant.
+    pub table: Loc<usize>,
+    /// The key column that holds the row key, for `row_axis`.
+    #[serde(default)]
+    pub row_column: Option<String>,
+    /// Rows are values of this axis.
+    #[serde(default)]
+    pub row_axis: Option<Loc<String>>,
+    /// Rows keyed by several columns: one axis per key column, in order.
+    #[serde(default)]
+    pub row_axes: Vec<Loc<String>>,
+    /// Rows that are variants or metrics rather than axis values.
+    #[serde(default)]
+    pub rows: Option<Loc<RowsDef>>,
+    /// For `rows: metric`: row label → metric.
+    #[serde(default)]
+    pub metrics: std::collections::BTreeMap<String, String>,
+    /// The group headers above blocks of rows (the first key column) are
+    /// values of this axis.
+    #[serde(default)]
+    pub group_axis: Option<Loc<String>>,
+    /// Table column → variant, or → axis value with `column_axis`.
+    #[serde(default)]
     pub columns: std::collections::BTreeMap<String, String>,
-    pub metric: String,
-    /// The unit of the claimed values: ns, us, ms, s, or a metric's own.
-    pub unit: String,
+    /// Columns are values of this axis; `columns` may rename them.
+    #[serde(default)]
+    pub column_axis: Option<Loc<String>>,
+    /// Every value measures this metric (unless `rows: metric`).
+    #[serde(default)]
+    pub metric: Option<Loc<String>>,
+    /// The unit of the claimed values when the table names none.
+    #[serde(default)]
+    pub unit: Option<Loc<String>>,
     /// Allowed relative difference, e.g. `15%`.
-    pub tolerance: String,
+    pub tolerance: Loc<String>,
     /// The conditions the claim was measured under, e.g. `{arch: arm64, hz: 100}`.
     #[serde(default)]
-    pub conditions: std::collections::BTreeMap<String, Scalar>,
+    pub conditions: std::collections::BTreeMap<String, Loc<Scalar>>,
 }
 
-fn first() -> usize {
-    1
+/// Where a claim's table is.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(untagged, deny_unknown_fields)]
+pub enum ClaimSourceDef {
+    /// A mail, an mbox thread, a commit message or a text file.
+    Mail { mail: String },
+    /// A message matched in the `--mail` and `--claims` files.
+    MessageId {
+        #[serde(rename = "message-id")]
+        message_id: String,
+    },
+}
+
+/// What a claim's rows are, when not axis values.
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RowsDef {
+    Variant,
+    Metric,
+}
+
+fn first() -> Loc<usize> {
+    Spanned::new(
+        1,
+        serde_saphyr::Location::UNKNOWN,
+        serde_saphyr::Location::UNKNOWN,
+    )
 }
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]

@@ -1,26 +1,18 @@
 //! From stored results to the report model.
 
-use super::claims::{self, ClaimTable};
+use super::claim_match::{self, ClaimStatus};
 use super::stats::{self, Summary, Verdict};
 use super::{
-    AaNoise, CellSummary, ClaimCheck, Comparison, Completeness, Flag, FlagKind, Group,
-    KernelProvenance, LatencySeries, MatrixSummary, MetricInfo, MetricStats, Outcome,
-    PatchProvenance, Provenance, RepProblem, RepRef, Report, ReportKind, Settings, VariantInfo,
+    AaNoise, CellSummary, Comparison, Completeness, Flag, FlagKind, Group, KernelProvenance,
+    LatencySeries, MatrixSummary, MetricInfo, MetricStats, Outcome, PatchProvenance, Provenance,
+    RepProblem, RepRef, Report, ReportKind, Settings, VariantInfo,
 };
 use crate::guest::knob::KnobStatus;
 use crate::guest::probe::is_jiffies;
-use crate::matrix::Scalar;
 use crate::matrix::expand::AxisValues;
-use crate::matrix::schema::ClaimDef;
 use crate::results::{BootRecord, CellRecord, CellStatus, LAB_VERSION, Manifest};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
-
-pub(super) const REPRODUCED: &str = "reproduced";
-pub(super) const NOT_REPRODUCED: &str = "not reproduced";
-pub(super) const NOT_COMPARABLE: &str = "not comparable";
-pub(super) const NO_DATA: &str = "no data";
-pub(super) const TOO_FEW_RUNS: &str = "too few runs";
 
 const LEVEL: f64 = 0.95;
 const RESAMPLES: usize = 2000;
@@ -141,7 +133,7 @@ pub fn build(manifest: &Manifest, cells: &[CellRecord], run_dir: &Path) -> Repor
             patches: patches_of(manifest, v),
         })
         .collect();
-    report.claims = check_claims(&sides[0], &mut report);
+    report.claims = claim_match::check_claims(manifest, &mut report, MIN_RUNS);
     report.aa_noise = aa_noise(&report);
     report.outcome = outcome(&report);
     report
@@ -417,9 +409,15 @@ fn assemble(
     // Claims need their metric's statistics even when it is not shown.
     let mut stat_names = names.clone();
     if kind == ReportKind::Run {
-        for c in &main.m.matrix.claims {
-            if !stat_names.contains(&c.metric) {
-                stat_names.push(c.metric.clone());
+        for m in main
+            .m
+            .matrix
+            .claims
+            .iter()
+            .flat_map(claim_match::metrics_of)
+        {
+            if !stat_names.contains(&m) {
+                stat_names.push(m);
             }
         }
     }
@@ -1251,304 +1249,6 @@ fn patches_of(m: &Manifest, variant: &str) -> Option<Vec<String>> {
     )
 }
 
-fn scalar_text(s: &Scalar) -> String {
-    s.to_string()
-}
-
-/// Whether an axis value meets a condition: numbers compare as numbers,
-/// architectures by their canonical names, other words without case.
-fn same_value(a: &str, b: &str) -> bool {
-    if let (Some(x), Some(y)) = (
-        crate::matrix::Arch::parse(a.trim()),
-        crate::matrix::Arch::parse(b.trim()),
-    ) {
-        return x == y;
-    }
-    claims::keys_match(a, b) || a.trim().eq_ignore_ascii_case(b.trim())
-}
-
-/// Why a claim's condition does not hold for a cell, if it does not.
-fn condition_mismatch(
-    key: &str,
-    want: &Scalar,
-    g: &Group,
-    cell: Option<&CellSummary>,
-    m: &Manifest,
-) -> Result<Option<String>, String> {
-    let want = scalar_text(want);
-    if key == "clocksource" {
-        let Some(c) = cell else { return Ok(None) };
-        let other: Vec<&String> = c
-            .clocksources
-            .iter()
-            .filter(|cs| !same_value(cs, &want))
-            .collect();
-        return Ok((!other.is_empty()).then(|| {
-            format!(
-                "claim measured on clocksource {want}, this cell on {}",
-                c.clocksources.join("+")
-            )
-        }));
-    }
-    let have = g.axes.get(key).map(scalar_text).or_else(|| {
-        let c = cell?;
-        match key {
-            "arch" => Some(c.arch.clone()),
-            "hz" => m.kernels.get(&c.kernel)?.hz.map(|h| h.to_string()),
-            _ => None,
-        }
-    });
-    match have {
-        Some(h) if same_value(&h, &want) => Ok(None),
-        Some(h) => Ok(Some(format!(
-            "claim made for {key}={want}, this cell has {key}={h}"
-        ))),
-        None => Err(format!(
-            "condition {key}={want} not checked: the cell has no such axis"
-        )),
-    }
-}
-
-fn check_claims(s: &Side, report: &mut Report) -> Vec<ClaimCheck> {
-    let mut out = Vec::new();
-    for (i, claim) in s.m.matrix.claims.iter().enumerate() {
-        let n = i + 1;
-        let tolerance = match crate::util::parse_percent(&claim.tolerance) {
-            Ok(t) => t,
-            Err(e) => {
-                report
-                    .problems
-                    .push(format!("claim {n}: tolerance '{}': {e}", claim.tolerance));
-                continue;
-            }
-        };
-        let Some(source) =
-            s.m.claim_sources
-                .iter()
-                .find(|c| c.variant == claim.from_variant)
-        else {
-            report.problems.push(format!(
-                "claim {n}: no mail tables were recorded for variant '{}'",
-                claim.from_variant
-            ));
-            continue;
-        };
-        let Some(table) = claims::find_table(&source.tables, claim.table) else {
-            report.problems.push(format!(
-                "claim {n}: the mail of variant '{}' ({}) has {} table(s), not a table {}",
-                claim.from_variant,
-                source.origin,
-                source.tables.len(),
-                claim.table
-            ));
-            continue;
-        };
-        let missing: Vec<&String> = claim
-            .columns
-            .keys()
-            .filter(|c| {
-                !table
-                    .columns
-                    .iter()
-                    .any(|t| t.trim().eq_ignore_ascii_case(c.trim()))
-            })
-            .collect();
-        if !missing.is_empty() {
-            report.problems.push(format!(
-                "claim {n}: table {} has no column {} (it has {})",
-                claim.table,
-                missing
-                    .iter()
-                    .map(|c| format!("'{c}'"))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                table.columns.join(", ")
-            ));
-            continue;
-        }
-        out.extend(claim_rows(s, report, n, claim, table, tolerance));
-    }
-    out
-}
-
-/// The key of a claim table row: its first column, or the claim's
-/// `row_column` when that names another column.
-fn row_key(table: &ClaimTable, row: &claims::ClaimRow, row_column: &str) -> String {
-    let idx = table
-        .columns
-        .iter()
-        .position(|c| c.trim().eq_ignore_ascii_case(row_column.trim()));
-    match idx {
-        Some(i) if i > 0 => row
-            .values
-            .get(i - 1)
-            .copied()
-            .flatten()
-            .map(|v| v.to_string())
-            .unwrap_or_else(|| row.key.clone()),
-        _ => row.key.clone(),
-    }
-}
-
-fn claim_rows(
-    s: &Side,
-    report: &mut Report,
-    n: usize,
-    claim: &ClaimDef,
-    table: &ClaimTable,
-    tolerance: f64,
-) -> Vec<ClaimCheck> {
-    let conditions = claim
-        .conditions
-        .iter()
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect::<Vec<_>>()
-        .join(", ");
-    let stored_unit = s
-        .cells
-        .iter()
-        .flat_map(|c| c.metrics.iter())
-        .find(|m| m.name == claim.metric)
-        .map(|m| m.unit.clone())
-        .unwrap_or_default();
-    // Measured values are converted into the claim's unit.
-    let factor = match (
-        claims::to_ns(1.0, &stored_unit),
-        claims::to_ns(1.0, &claim.unit),
-    ) {
-        (Some(a), Some(b)) => Some(a / b),
-        _ if stored_unit.is_empty() || claims::same_unit(&stored_unit, &claim.unit) => Some(1.0),
-        _ => None,
-    };
-    let mut out = Vec::new();
-    for row in &table.rows {
-        let key = row_key(table, row, &claim.row_column);
-        let groups: Vec<usize> = report
-            .groups
-            .iter()
-            .enumerate()
-            .filter(|(_, g)| {
-                g.axes
-                    .get(&claim.row_axis)
-                    .is_some_and(|v| same_value(&scalar_text(v), &key))
-            })
-            .map(|(i, _)| i)
-            .collect();
-        // Columns in the order the mail's table has them.
-        let mut columns: Vec<(&String, &String)> = claim.columns.iter().collect();
-        columns.sort_by_key(|(c, _)| {
-            table
-                .columns
-                .iter()
-                .position(|t| t.trim().eq_ignore_ascii_case(c.trim()))
-                .unwrap_or(usize::MAX)
-        });
-        for (column, variant) in columns {
-            let Some(claimed) = claims::column_value(table, &row.key, column) else {
-                continue;
-            };
-            let base = ClaimCheck {
-                claim: n,
-                from_variant: claim.from_variant.clone(),
-                subject: table.subject.clone(),
-                message_id: table.message_id.clone(),
-                table: claim.table,
-                caption: table.caption.clone(),
-                theoretical_max: table.theoretical_max.clone(),
-                metric: claim.metric.clone(),
-                unit: claim.unit.clone(),
-                tolerance,
-                conditions: conditions.clone(),
-                group: String::new(),
-                config: String::new(),
-                row_axis: claim.row_axis.clone(),
-                row_key: key.clone(),
-                column: column.clone(),
-                variant: variant.clone(),
-                cell: None,
-                claimed,
-                measured: None,
-                ratio: None,
-                status: NO_DATA.into(),
-                reasons: vec![],
-            };
-            if groups.is_empty() {
-                let mut c = base.clone();
-                c.reasons
-                    .push(format!("no cell of this run has {}={key}", claim.row_axis));
-                out.push(c);
-                continue;
-            }
-            for &gi in &groups {
-                let g = &report.groups[gi];
-                let cell = g.cells.iter().find(|c| &c.variant == variant);
-                let mut c = base.clone();
-                c.group = g.id.clone();
-                c.config = g.config.clone();
-                c.cell = cell.map(|c| c.cell.clone());
-                let mut mismatches = Vec::new();
-                for (k, v) in &claim.conditions {
-                    match condition_mismatch(k, v, g, cell, s.m) {
-                        Ok(Some(why)) => mismatches.push(why),
-                        Ok(None) => {}
-                        Err(note) => c.reasons.push(note),
-                    }
-                }
-                let summary = cell.and_then(|c| {
-                    c.metrics
-                        .iter()
-                        .find(|m| m.metric == claim.metric)
-                        .and_then(|m| m.summary)
-                });
-                if let (Some(sm), Some(f)) = (summary, factor) {
-                    c.measured = Some(sm.median * f);
-                    c.ratio = (claimed != 0.0).then(|| sm.median * f / claimed);
-                }
-                if summary.is_some() && factor.is_none() {
-                    c.reasons.push(format!(
-                        "claimed in {}, measured in {stored_unit}: no conversion",
-                        claim.unit
-                    ));
-                }
-                c.status = if !mismatches.is_empty() {
-                    NOT_COMPARABLE.into()
-                } else if cell.is_none() {
-                    c.reasons.push(format!("no {variant} cell here"));
-                    NO_DATA.into()
-                } else if c.ratio.is_none() {
-                    NO_DATA.into()
-                } else if summary.is_some_and(|s| s.n < MIN_RUNS) {
-                    TOO_FEW_RUNS.into()
-                } else if c.ratio.is_some_and(|r| (r - 1.0).abs() <= tolerance) {
-                    REPRODUCED.into()
-                } else {
-                    NOT_REPRODUCED.into()
-                };
-                let group_mismatch: Vec<&String> = mismatches
-                    .iter()
-                    .filter(|m| !m.starts_with("claim measured on clocksource"))
-                    .collect();
-                c.reasons.extend(mismatches.iter().cloned());
-                if !group_mismatch.is_empty() {
-                    let msg =
-                        format!("claim {n} was measured under {conditions}; not comparable here");
-                    let g = &mut report.groups[gi];
-                    if !g.flags.iter().any(|f| f.message == msg) {
-                        g.flags.push(Flag {
-                            kind: FlagKind::ClaimConditions,
-                            message: msg,
-                            metric: Some(claim.metric.clone()),
-                            reps: vec![],
-                        });
-                    }
-                }
-                out.push(c);
-            }
-        }
-    }
-    out
-}
-
 fn aa_noise(report: &Report) -> Vec<AaNoise> {
     let mut out = Vec::new();
     let vs = &report.variants;
@@ -1613,7 +1313,7 @@ fn outcome(r: &Report) -> Outcome {
     let unmet_claims = r
         .claims
         .iter()
-        .filter(|c| c.status == NOT_REPRODUCED)
+        .filter(|c| c.status == ClaimStatus::NotReproduced)
         .map(|c| {
             format!(
                 "claim {} {} {}={} {}: claimed {} {}, measured {} (ratio {})",
@@ -1621,8 +1321,8 @@ fn outcome(r: &Report) -> Outcome {
                 c.config,
                 c.row_axis,
                 c.row_key,
-                c.variant,
-                super::numbers::value(c.claimed),
+                c.column,
+                super::numbers::opt_value(c.claimed),
                 c.unit,
                 super::numbers::opt_value(c.measured),
                 super::numbers::ratio(c.ratio)

@@ -1,4 +1,4 @@
-//! What `lab report`, `lab compare` and `lab claims extract` do. They
+//! What `lab report` and `lab compare` do. They
 //! write to `out` (stdout from the command line), so tests can read it.
 
 use super::{Format, Report};
@@ -19,8 +19,10 @@ pub fn emit(
     stem: &str,
     out: &mut dyn Write,
 ) -> Result<()> {
-    if formats == [Format::Text] && out_dir.is_none() {
-        out.write_all(super::render(report, Format::Text)?.as_bytes())?;
+    if let [f @ (Format::Text | Format::Reply)] = formats
+        && out_dir.is_none()
+    {
+        out.write_all(super::render(report, *f)?.as_bytes())?;
         return Ok(());
     }
     let dir = out_dir.unwrap_or(default_dir);
@@ -63,34 +65,4 @@ pub fn compare(
     let stem = format!("compare-{}", crate::results::path_part(&da.id()));
     emit(&report, &formats, out_dir, &db.path, &stem, out)?;
     Ok(super::exit_code(&report))
-}
-
-/// `lab claims extract <mail>`: the tables of a mail as claims YAML.
-pub fn claims_extract(mail: &Path, out: &mut dyn Write) -> Result<i32> {
-    let raw = std::fs::read(mail)
-        .with_context(|| format!("reading {}", mail.display()))
-        .map_err(input)?;
-    let tables = super::claims::extract_from_bytes(&raw)
-        .with_context(|| mail.display().to_string())
-        .map_err(input)?;
-    if tables.is_empty() {
-        eprintln!(
-            "no tables of numbers found in {}{}",
-            mail.display(),
-            html_only_hint(&raw)
-        );
-        return Ok(1);
-    }
-    out.write_all(super::claims::to_yaml(&tables).as_bytes())?;
-    Ok(0)
-}
-
-/// Why a mail may show no tables: lab reads text/plain parts only.
-fn html_only_hint(raw: &[u8]) -> &'static str {
-    let text = String::from_utf8_lossy(raw).to_ascii_lowercase();
-    if text.contains("content-type: text/html") && !text.contains("content-type: text/plain") {
-        "; the mail has only an HTML part, and lab reads text/plain parts (patch mails to kernel lists are plain text: ask for that, or save the plain-text version)"
-    } else {
-        ""
-    }
 }

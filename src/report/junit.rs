@@ -5,7 +5,7 @@
 //! message and type on failures.
 
 use super::numbers as num;
-use super::{Report, build};
+use super::{ClaimStatus, Report};
 use anyhow::Result;
 use quick_junit::{NonSuccessKind, TestCase, TestCaseStatus, TestSuite};
 use std::time::Duration;
@@ -116,8 +116,8 @@ pub fn render(r: &Report) -> Result<String> {
                 c.claim,
                 c.row_axis,
                 c.row_key,
-                c.variant,
-                num::value(c.claimed),
+                c.column,
+                num::opt_value(c.claimed),
                 c.unit,
                 num::opt_value(c.measured),
                 c.unit,
@@ -130,13 +130,13 @@ pub fn render(r: &Report) -> Result<String> {
                     format!("\n{}", c.reasons.join("\n"))
                 }
             );
-            let status = if c.status == build::NOT_REPRODUCED {
+            let status = if c.status == ClaimStatus::NotReproduced {
                 failure(
                     NonSuccessKind::Failure,
                     "unmet-claim",
                     format!(
                         "claimed {} {}, measured {} {} (ratio {}, tolerance {})",
-                        num::value(c.claimed),
+                        num::opt_value(c.claimed),
                         c.unit,
                         num::opt_value(c.measured),
                         c.unit,
@@ -148,13 +148,15 @@ pub fn render(r: &Report) -> Result<String> {
             } else {
                 TestCaseStatus::success()
             };
+            // The status is in the name: an unbound or not-applicable
+            // claim passes, but a reader of the CI page still sees it.
             let name = if c.group.is_empty() {
                 format!(
-                    "claim {} {}={} {}",
-                    c.claim, c.row_axis, c.row_key, c.variant
+                    "claim {} {}={} {}: {}",
+                    c.claim, c.row_axis, c.row_key, c.column, c.status
                 )
             } else {
-                format!("claim {} {} {}", c.claim, c.group, c.variant)
+                format!("claim {} {} {}: {}", c.claim, c.group, c.variant, c.status)
             };
             let mut tc = TestCase::new(name, status);
             tc.set_classname(format!("{prefix}.claims"))

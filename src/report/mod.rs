@@ -10,15 +10,19 @@
 //! - `md`: Markdown with the full statistics (the run writes report.md);
 //! - `html`: one self-contained page with inline SVG plots;
 //! - `json`: the model, for machines;
-//! - `junit`: one test case per compared cell and metric, and per claim.
+//! - `junit`: one test case per compared cell and metric, and per claim;
+//! - `reply`: the mail's claims beside the measured numbers, under 72
+//!   columns, to paste under the quoted mail.
 
 mod build;
-pub mod claims;
+pub mod claim_bind;
+mod claim_match;
 pub mod cmd;
 mod html;
 mod junit;
 mod numbers;
 mod plot;
+mod reply;
 mod sanity;
 pub mod stats;
 #[doc(hidden)]
@@ -35,6 +39,7 @@ use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 pub use build::{build, build_compare};
+pub use claim_match::ClaimStatus;
 
 /// Output formats of `lab report` and `lab compare`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,15 +49,18 @@ pub enum Format {
     Text,
     Json,
     Junit,
+    /// Plain text under 72 columns, to paste under the quoted mail.
+    Reply,
 }
 
 impl Format {
-    pub const ALL: [Format; 5] = [
+    pub const ALL: [Format; 6] = [
         Format::Markdown,
         Format::Html,
         Format::Text,
         Format::Json,
         Format::Junit,
+        Format::Reply,
     ];
 
     pub fn parse(s: &str) -> Result<Format> {
@@ -62,7 +70,10 @@ impl Format {
             "text" | "txt" => Format::Text,
             "json" => Format::Json,
             "junit" | "xml" => Format::Junit,
-            other => bail!("unknown report format '{other}': use md, html, text, json or junit"),
+            "reply" => Format::Reply,
+            other => {
+                bail!("unknown report format '{other}': use md, html, text, json, junit or reply")
+            }
         })
     }
 
@@ -76,7 +87,7 @@ impl Format {
             }
         }
         if out.is_empty() {
-            bail!("no report format given: use md, html, text, json or junit");
+            bail!("no report format given: use md, html, text, json, junit or reply");
         }
         Ok(out)
     }
@@ -88,6 +99,7 @@ impl Format {
             Format::Text => "text",
             Format::Json => "json",
             Format::Junit => "junit",
+            Format::Reply => "reply",
         }
     }
 
@@ -99,6 +111,7 @@ impl Format {
             Format::Text => "txt",
             Format::Json => "json",
             Format::Junit => "junit.xml",
+            Format::Reply => "reply.txt",
         }
     }
 }
@@ -358,7 +371,8 @@ pub struct LatencySeries {
 pub struct ClaimCheck {
     /// The claim's position in the matrix, from 1.
     pub claim: usize,
-    pub from_variant: String,
+    /// The mail the table is in: a file, and a message-id when one was picked.
+    pub source: String,
     pub subject: Option<String>,
     pub message_id: Option<String>,
     pub table: usize,
@@ -372,17 +386,22 @@ pub struct ClaimCheck {
     pub conditions: String,
     pub group: String,
     pub config: String,
+    /// The names of the table's key columns, e.g. `delay`.
     pub row_axis: String,
+    /// The row's keys as the mail wrote them, e.g. `1`.
     pub row_key: String,
+    /// The table column of the value.
     pub column: String,
+    /// What the row and column bind to, e.g. `delay=1, variant=after`.
+    pub binds: String,
     pub variant: String,
     pub cell: Option<String>,
-    pub claimed: f64,
+    /// None for a claimed `N/A`.
+    pub claimed: Option<f64>,
     pub measured: Option<f64>,
     /// measured / claimed.
     pub ratio: Option<f64>,
-    /// reproduced, not reproduced, not comparable, or no data.
-    pub status: String,
+    pub status: ClaimStatus,
     pub reasons: Vec<String>,
 }
 
@@ -499,6 +518,7 @@ pub fn render(report: &Report, format: Format) -> Result<String> {
         Format::Markdown => text::render_markdown(report),
         Format::Html => html::render(report),
         Format::Junit => junit::render(report),
+        Format::Reply => Ok(reply::render(report)),
     }
 }
 
@@ -517,7 +537,7 @@ pub fn exit_code(report: &Report) -> i32 {
         report
             .claims
             .iter()
-            .any(|c| c.status == build::NOT_REPRODUCED),
+            .any(|c| c.status == ClaimStatus::NotReproduced),
     )
 }
 

@@ -1,7 +1,6 @@
 //! Synthetic runs shaped like the dm-delay reproduction, for the report
 //! tests (unit and integration). Not used by the lab itself.
 
-use super::claims;
 use crate::bench::Metric;
 use crate::cache::Key;
 use crate::guest::probe::Probes;
@@ -289,31 +288,13 @@ pub fn dm_delay(
         }
     }
     let has_after = variants.iter().any(|(n, _)| *n == "after");
-    let mut tables = claims::extract_from_text(MAIL_TABLE);
+    let mut tables = crate::mail::claims::extract_text(MAIL_TABLE);
     for t in &mut tables {
-        t.subject = Some(SUBJECT.into());
-        t.message_id = Some("<20261031161158.94403-1-snitzer@kernel.org>".into());
+        t.origin.subject = Some(SUBJECT.into());
+        t.origin.message_id = Some("<20261031161158.94403-1-snitzer@kernel.org>".into());
     }
     let claims = if has_after {
-        vec![ClaimDef {
-            from_variant: "after".into(),
-            table: 1,
-            row_column: "delay".into(),
-            row_axis: "delay".into(),
-            columns: [("before", "before"), ("after", "after")]
-                .into_iter()
-                .map(|(a, b)| (a.to_string(), b.to_string()))
-                .collect(),
-            metric: "write.lat_mean".into(),
-            unit: "ms".into(),
-            tolerance: "15%".into(),
-            conditions: [
-                ("arch".to_string(), Scalar::Str("arm64".into())),
-                ("hz".to_string(), Scalar::Int(100)),
-            ]
-            .into_iter()
-            .collect(),
-        }]
+        vec![dm_delay_claim("arm64")?]
     } else {
         vec![]
     };
@@ -340,6 +321,7 @@ pub fn dm_delay(
         boots,
         claim_sources: if has_after {
             vec![ClaimSource {
+                claims: vec![1],
                 variant: "after".into(),
                 origin: "dm-delay-ns-expiry.mbox".into(),
                 tables,
@@ -353,6 +335,24 @@ pub fn dm_delay(
         cells,
         fio,
     })
+}
+
+/// The mail's claim as matrices/dm-delay.yaml writes it, measured on
+/// `arch` at HZ=100.
+pub fn dm_delay_claim(arch: &str) -> Result<ClaimDef> {
+    crate::util::from_yaml(&format!(
+        "from_variant: after
+table: 1
+row_column: delay
+row_axis: delay
+columns: {{before: before, after: after}}
+metric: write.lat_mean
+unit: ms
+tolerance: 15%
+conditions: {{arch: {arch}, hz: 100}}
+"
+    ))
+    .map_err(|e| anyhow::anyhow!("the dm-delay claim: {e}"))
 }
 
 /// The usual before/after run.

@@ -3,7 +3,7 @@
 
 use super::numbers as num;
 use super::stats::Verdict;
-use super::{Flag, Group, MetricInfo, Report, ReportKind};
+use super::{ClaimStatus, Flag, Group, MetricInfo, Report, ReportKind};
 use anyhow::Result;
 use comfy_table::presets::ASCII_MARKDOWN;
 use comfy_table::{CellAlignment, Table};
@@ -608,7 +608,7 @@ pub(super) fn claim_rows(r: &Report) -> Vec<ClaimRows> {
         let mut about = Vec::new();
         let source = match &first.subject {
             Some(s) => format!("\"{s}\""),
-            None => format!("the mail of {}", first.from_variant),
+            None => first.source.clone(),
         };
         about.push(format!(
             "From {source}, table {}: {} in {}, tolerance {}.",
@@ -627,9 +627,14 @@ pub(super) fn claim_rows(r: &Report) -> Vec<ClaimRows> {
             about.push(format!("Bound stated in the mail: {t}"));
         }
         let mut notes = Notes::default();
+        let row_head = if first.row_axis.is_empty() {
+            "row".to_string()
+        } else {
+            first.row_axis.clone()
+        };
         let cols = vec![
-            col(first.row_axis.clone(), false, 0),
-            col("variant", false, 0),
+            col(row_head, false, 0),
+            col("column", false, 0),
             col(format!("claimed {}", first.unit), true, 0),
             col(format!("measured {}", first.unit), true, 0),
             col("ratio", true, 0),
@@ -640,18 +645,18 @@ pub(super) fn claim_rows(r: &Report) -> Vec<ClaimRows> {
         let rows: Vec<Vec<String>> = rows_of
             .iter()
             .map(|c| {
-                classes.push(match c.status.as_str() {
-                    super::build::REPRODUCED => "better",
-                    super::build::NOT_REPRODUCED => "regression",
+                classes.push(match c.status {
+                    ClaimStatus::Reproduced => "better",
+                    ClaimStatus::NotReproduced => "regression",
                     _ => "flagged",
                 });
                 vec![
                     c.row_key.clone(),
-                    c.variant.clone(),
-                    num::value(c.claimed),
+                    c.column.clone(),
+                    c.claimed.map(num::value).unwrap_or_else(|| "N/A".into()),
                     num::opt_value(c.measured),
                     num::ratio(c.ratio),
-                    c.status.clone(),
+                    c.status.to_string(),
                     notes.mark(&c.reasons),
                 ]
             })

@@ -564,6 +564,7 @@ mod tests {
             .into(),
             boots,
             claim_sources: vec![ClaimSource {
+                claims: vec![1],
                 variant: "after".into(),
                 origin: "mail".into(),
                 tables: vec![],

@@ -14,6 +14,7 @@
 //! A cell repetition counts as done when its cell.json says so; resume
 //! runs whatever has no such file.
 
+pub mod claim_sources;
 pub mod host;
 pub mod merge;
 
@@ -106,12 +107,19 @@ pub struct BootRecord {
     pub clock_events: Vec<String>,
 }
 
-/// The patch mail tables claims are read from, per variant.
+/// The tables of one mail that claims read, recorded when the run
+/// starts so the report needs nothing but the run directory.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ClaimSource {
+    /// The claims (from 1) that read this mail.
+    #[serde(default)]
+    pub claims: Vec<usize>,
+    /// The variant whose patch mail this is; empty for other mails.
+    #[serde(default)]
     pub variant: String,
+    /// The file, and the message-id when one message was picked.
     pub origin: String,
-    pub tables: Vec<crate::report::claims::ClaimTable>,
+    pub tables: Vec<crate::mail::ClaimTable>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -13,9 +13,7 @@ use crate::guest::boot::{self, Booted};
 use crate::host::pressure::Thresholds;
 use crate::kernel::{BuildOptions, KernelBuild};
 use crate::matrix::{Arch, Matrix, Plan, ScheduledBoot};
-use crate::results::{
-    BootRecord, CellStatus, ClaimSource, ImageInfo, Manifest, MatrixInfo, RunDir,
-};
+use crate::results::{BootRecord, CellStatus, ImageInfo, Manifest, MatrixInfo, RunDir};
 use crate::vm::{Accel, BootConfig};
 use anyhow::{Context, Result, bail};
 use std::collections::{BTreeMap, BTreeSet};
@@ -33,6 +31,8 @@ pub struct RunOptions {
     pub jobs: usize,
     pub accel: Option<Accel>,
     pub mails: Vec<PathBuf>,
+    /// Mails that claims read (`--claims`), besides the patch mails.
+    pub claim_mails: Vec<PathBuf>,
     pub filter: Option<String>,
     pub shard: Option<String>,
     pub ready_timeout: Option<Duration>,
@@ -56,7 +56,16 @@ pub async fn run(
 ) -> Result<RunDir> {
     // Before a run directory exists: a missing mail leaves nothing behind.
     crate::kernel::build::check_patches(matrix, &plan.kernels, &opts.mails)?;
+    let claims = crate::results::claim_sources::gather(matrix, &opts.mails, &opts.claim_mails);
+    let wrong = crate::results::claim_sources::unit_errors(matrix, plan, &claims.0);
+    if !wrong.is_empty() {
+        anyhow::bail!("{}: {}", matrix.path.display(), wrong.join("; "));
+    }
     let (run, mut manifest, plan) = open_run(matrix, plan, opts)?;
+    for p in &claims.1 {
+        events.warn(p.clone());
+    }
+    manifest.claim_sources = claims.0;
     events.note(format!("run {} in {}", run.id(), run.path.display()));
     if opts.jobs > 1 && matrix.timing {
         let per_vm = plan
@@ -211,7 +220,6 @@ async fn prepare(
     let kernels: BTreeMap<String, KernelBuild> =
         built.into_iter().map(|b| (b.kernel.clone(), b)).collect();
     manifest.kernels = kernels.clone();
-    manifest.claim_sources = claim_sources(matrix, &opts.mails);
 
     let keys = boot::instance_keys(cache)?;
     let mut initrd = BTreeMap::new();
@@ -252,49 +260,6 @@ async fn prepare(
         accel,
         keys,
     })
-}
-
-/// The tables of the patch mails that claims refer to. Read once, at the
-/// start, so the report later needs nothing but the run directory.
-fn claim_sources(matrix: &Matrix, mails: &[PathBuf]) -> Vec<ClaimSource> {
-    let mut out = Vec::new();
-    for c in &matrix.claims {
-        if out
-            .iter()
-            .any(|s: &ClaimSource| s.variant == c.from_variant)
-        {
-            continue;
-        }
-        let Some(v) = matrix.variant(&c.from_variant) else {
-            continue;
-        };
-        for p in &v.patches {
-            let files: Vec<PathBuf> = match p {
-                crate::matrix::schema::PatchDef::Mail { mail } => vec![PathBuf::from(mail)],
-                crate::matrix::schema::PatchDef::MessageId { message_id } => {
-                    let id = message_id.trim_matches(['<', '>']);
-                    mails
-                        .iter()
-                        .filter(|m| std::fs::read_to_string(m).is_ok_and(|t| t.contains(id)))
-                        .cloned()
-                        .collect()
-                }
-                crate::matrix::schema::PatchDef::Diff { .. } => vec![],
-            };
-            for f in files {
-                if let Ok(bytes) = std::fs::read(&f)
-                    && let Ok(tables) = crate::report::claims::extract_from_bytes(&bytes)
-                {
-                    out.push(ClaimSource {
-                        variant: v.name.clone(),
-                        origin: f.display().to_string(),
-                        tables,
-                    });
-                }
-            }
-        }
-    }
-    out
 }
 
 struct BootCtx<'a, P: Fn(&str, u32) -> bool> {

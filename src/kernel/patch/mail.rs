@@ -1,13 +1,15 @@
-//! Reading patches out of mail: splitting an mbox, decoding MIME bodies,
-//! putting a series in order, finding a Message-ID, and fetching with b4.
+//! The patches among mails: which mails of a thread to apply, in which
+//! order. Reading the mails themselves (mbox, MIME, Message-IDs, b4) is
+//! `crate::mail::message`'s job.
 
 use super::diff;
-use anyhow::{Context, Result, bail};
-use mailparse::{MailHeaderMap, ParsedMail};
+use crate::mail::message::{self, Message};
+use anyhow::{Result, bail};
 use regex::Regex;
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::sync::LazyLock;
+
+pub(super) use crate::mail::message::{b4_am, normalize_msgid};
 
 /// One mail, reduced to what choosing and applying patches needs.
 #[derive(Debug, Clone, PartialEq)]
@@ -23,6 +25,18 @@ pub(super) struct Mail {
 }
 
 impl Mail {
+    /// The diff is in the first part that holds one: inline in a plain
+    /// mail, or an attachment in a multipart one.
+    fn from_message(m: Message) -> Mail {
+        let diff = m.parts.iter().find_map(|p| diff::extract(&p.text));
+        Mail {
+            subject: m.subject,
+            message_id: m.message_id,
+            refs: m.refs,
+            diff,
+        }
+    }
+
     /// `[PATCH 2/3]` → 2. The cover letter is 0.
     fn number(&self) -> Option<u32> {
         static NUM: LazyLock<Regex> =
@@ -45,73 +59,28 @@ impl Mail {
 /// Every mail in an mbox or single-mail file; a missing file is an error
 /// that names it.
 pub(super) fn read_file(path: &Path) -> Result<Vec<Mail>> {
-    if !path.exists() {
-        bail!("patch file {} does not exist", path.display());
-    }
-    let data = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-    parse_mbox(&data).with_context(|| format!("parsing mail in {}", path.display()))
+    Ok(message::read_file(path)?
+        .into_iter()
+        .map(Mail::from_message)
+        .collect())
 }
 
-/// Every mail in mbox data. Data that does not start with a `From ` line
-/// is one mail, so a body line starting "From " cannot split it.
+/// Every mail in mbox data.
 pub(super) fn parse_mbox(data: &[u8]) -> Result<Vec<Mail>> {
-    split_mbox(data).iter().map(|raw| parse_one(raw)).collect()
+    Ok(message::parse_mbox(data)?
+        .into_iter()
+        .map(Mail::from_message)
+        .collect())
 }
 
+#[cfg(test)]
 pub(super) fn split_mbox(data: &[u8]) -> Vec<Vec<u8>> {
     crate::mail::mbox::messages(data)
 }
 
+#[cfg(test)]
 fn parse_one(raw: &[u8]) -> Result<Mail> {
-    let mail = mailparse::parse_mail(raw)?;
-    let header = |k: &str| mail.headers.get_first_value(k).unwrap_or_default();
-    let refs = format!("{} {}", header("In-Reply-To"), header("References"));
-    let message_id = msgids(&header("Message-ID")).into_iter().next();
-    Ok(Mail {
-        subject: header("Subject")
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" "),
-        message_id,
-        refs: msgids(&refs),
-        diff: body_diff(&mail),
-    })
-}
-
-/// The diff in the first text part that holds one: inline in a plain
-/// mail, or an attachment in a multipart one. Line ends are made Unix,
-/// since mail transport may have turned them into CRLF.
-fn body_diff(mail: &ParsedMail) -> Option<String> {
-    if mail.subparts.is_empty() {
-        let body = mail.get_body().ok()?.replace("\r\n", "\n");
-        return diff::extract(&body);
-    }
-    mail.subparts.iter().find_map(body_diff)
-}
-
-/// The ids in a header such as References: `<a@b> <c@d>` → [a@b, c@d].
-/// A bare id without brackets is taken whole.
-fn msgids(value: &str) -> Vec<String> {
-    if !value.contains('<') {
-        let id = normalize_msgid(value);
-        return if id.is_empty() { vec![] } else { vec![id] };
-    }
-    value
-        .split('<')
-        .skip(1)
-        .filter_map(|s| s.split_once('>'))
-        .map(|(id, _)| normalize_msgid(id))
-        .filter(|id| !id.is_empty())
-        .collect()
-}
-
-/// A Message-ID as users write it, with or without `<>`, compared bare.
-pub(super) fn normalize_msgid(id: &str) -> String {
-    id.trim()
-        .trim_start_matches('<')
-        .trim_end_matches('>')
-        .trim()
-        .to_string()
+    Ok(Mail::from_message(message::parse(raw)?))
 }
 
 /// The patches among `mails`, in series order when every one is numbered
@@ -146,23 +115,6 @@ pub(super) fn select<'a>(mails: &'a [Mail], msgid: &str) -> Option<Result<Vec<&'
     }
     let replies = mails.iter().filter(|m| m.refs.iter().any(|r| r == msgid));
     Some(series(replies))
-}
-
-/// The mbox `b4 am` makes for a Message-ID: the whole series, with
-/// trailers from the thread, written to stdout by `-o -`.
-pub(super) fn b4_am(b4: &Path, msgid: &str) -> Result<Vec<u8>> {
-    let out = Command::new(b4)
-        .args(["am", "-o", "-", msgid])
-        .stdin(Stdio::null())
-        .output()
-        .with_context(|| format!("running {} am", b4.display()))?;
-    if !out.status.success() {
-        let err = String::from_utf8_lossy(&out.stderr);
-        let tail: Vec<&str> = err.trim().lines().rev().take(5).collect();
-        let tail: Vec<&str> = tail.into_iter().rev().collect();
-        bail!("{} ({})", tail.join(" / "), out.status);
-    }
-    Ok(out.stdout)
 }
 
 #[cfg(test)]
@@ -259,13 +211,5 @@ mod tests {
         assert_eq!(subjects("p2"), vec!["[PATCH 2/2] b"]);
         assert_eq!(subjects("c"), vec!["[PATCH 1/2] a", "[PATCH 2/2] b"]);
         assert!(select(&mails, "nope").is_none());
-    }
-
-    #[test]
-    fn msgids_accept_brackets_or_none() {
-        assert_eq!(msgids(" <a@b> "), vec!["a@b"]);
-        assert_eq!(msgids("a@b"), vec!["a@b"]);
-        assert_eq!(msgids(""), Vec::<String>::new());
-        assert_eq!(normalize_msgid("<x@y>"), "x@y");
     }
 }

@@ -1,0 +1,192 @@
+//! Aligned column tables: a header of words (optionally under a line of
+//! spanning names), then rows whose trailing cells are numbers. Groups
+//! of rows may be separated by blank lines and headed by a line of their
+//! own (`8 threads:`), which becomes the first key of their rows.
+
+use super::Draft;
+use super::grid::{self, BodyLine, Cell, Headers, is_header, is_rule, split, values_at_end};
+use super::lines::Line;
+
+pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
+    let (group, h) = match headers_at(lines, i) {
+        Some(_) => (None, i),
+        None => {
+            let text = lines[i].text.trim();
+            if !is_leading_group(text) {
+                return None;
+            }
+            (Some(group_name(text)), i + 1)
+        }
+    };
+    let (headers, after) = headers_at(lines, h)?;
+    let mut body: Vec<BodyLine> = group
+        .into_iter()
+        .map(|text| BodyLine::Group { text })
+        .collect();
+    let mut j = after;
+    let mut end = after;
+    let mut width = 0;
+    let mut ruled = false;
+    let mut blanks = 0;
+    while j < lines.len() {
+        let text = &lines[j].text;
+        if lines[j].is_blank() {
+            blanks += 1;
+            j += 1;
+            continue;
+        }
+        // Between header and data: one blank line or a rule is fine.
+        if is_rule(text) {
+            ruled |= width == 0;
+            j += 1;
+            continue;
+        }
+        if blanks > 1 {
+            if width == 0 {
+                return None;
+            }
+            break;
+        }
+        let cells = split(text);
+        if let Some(cells) = row_cells(cells, width) {
+            if width == 0 {
+                width = cells.len();
+            }
+            body.push(BodyLine::Row {
+                cells,
+                no: lines[j].no,
+            });
+            blanks = 0;
+            j += 1;
+            end = j;
+            continue;
+        }
+        let repeat = same_names(&split(text), &headers.names);
+        let group = !repeat && is_group(text);
+        if (repeat || group) && starts_rows(lines, j + 1, width) {
+            if group {
+                body.push(BodyLine::Group {
+                    text: group_name(text),
+                });
+            }
+            blanks = 0;
+            j += 1;
+            continue;
+        }
+        // A group line over a repeat of the header, then rows.
+        if group
+            && let Some(k) = next_nonblank(lines, j + 1, 1)
+            && same_names(&split(&lines[k].text), &headers.names)
+            && starts_rows(lines, k + 1, width)
+        {
+            body.push(BodyLine::Group {
+                text: group_name(text),
+            });
+            blanks = 0;
+            j = k + 1;
+            continue;
+        }
+        break;
+    }
+    let rows = body
+        .iter()
+        .filter(|b| matches!(b, BodyLine::Row { .. }))
+        .count();
+    let enough = rows >= 2 || (rows == 1 && (ruled || headers.names.len() >= 3));
+    if !enough {
+        return None;
+    }
+    let mut d = grid::build(&headers, body)?;
+    d.start = i;
+    d.end = end;
+    Some(d)
+}
+
+/// The header at `h`: a line of names, or a line of spanning names over
+/// one of more column names. Returns the headers and the next line.
+fn headers_at(lines: &[Line], h: usize) -> Option<(Headers, usize)> {
+    let first = split(&lines.get(h)?.text);
+    if !is_header(&first) {
+        return None;
+    }
+    // Column names under spanning names are set apart by tabs or runs
+    // of spaces; a single-spaced line there is a group line.
+    if let Some(second) = lines
+        .get(h + 1)
+        .filter(|l| l.text.trim().contains("  ") || l.text.trim().contains('\t'))
+        .map(|l| split(&l.text))
+        .filter(|s| is_header(s) && s.len() >= 2 && s.len() > first.len())
+    {
+        return Some((
+            Headers {
+                spans: first,
+                names: second,
+            },
+            h + 2,
+        ));
+    }
+    (first.len() >= 2).then_some((
+        Headers {
+            spans: Vec::new(),
+            names: first,
+        },
+        h + 1,
+    ))
+}
+
+/// The cells of a data row, or None. After the first row, a row must be
+/// at least as wide as the table less one cell.
+fn row_cells(cells: Vec<Cell>, width: usize) -> Option<Vec<Cell>> {
+    let min = if width == 0 {
+        2
+    } else {
+        width.saturating_sub(1).max(2)
+    };
+    // `nr_task: 1` is a label and its value, not a row.
+    let labelled = cells.first().is_some_and(|c| c.text.ends_with(':'));
+    (cells.len() >= min && !labelled && values_at_end(&cells) > 0).then_some(cells)
+}
+
+/// Whether a data row starts at `j` (after at most one blank line).
+fn starts_rows(lines: &[Line], j: usize, width: usize) -> bool {
+    next_nonblank(lines, j, 1)
+        .and_then(|k| row_cells(split(&lines[k].text), width))
+        .is_some()
+}
+
+fn next_nonblank(lines: &[Line], from: usize, max_blanks: usize) -> Option<usize> {
+    (from..lines.len().min(from + max_blanks + 1)).find(|&k| !lines[k].is_blank())
+}
+
+fn same_names(cells: &[Cell], names: &[Cell]) -> bool {
+    cells.len() == names.len() && cells.iter().zip(names).all(|(a, b)| a.text == b.text)
+}
+
+/// A short line between groups of rows: `8 threads:`, `W1) 4k write`.
+/// A line with columns (tabs, runs of spaces) is another table's header.
+fn is_group(text: &str) -> bool {
+    let t = text.trim();
+    !t.is_empty()
+        && t.len() <= 72
+        && t.split_whitespace().count() <= 10
+        && !t.ends_with('.')
+        && !t.contains('\t')
+        && !t.contains("  ")
+}
+
+/// A group line above the header must look like one: `8 threads:`,
+/// `W1) ...`, `[randread]`.
+fn is_leading_group(text: &str) -> bool {
+    let t = text.trim();
+    is_group(t)
+        && t.split_whitespace().count() <= 5
+        && (t.ends_with(':')
+            || (t.starts_with('[') && t.ends_with(']'))
+            || t.split_whitespace()
+                .next()
+                .is_some_and(|w| w.ends_with(')') && w.len() <= 4))
+}
+
+fn group_name(text: &str) -> String {
+    text.trim().trim_end_matches(':').trim().to_string()
+}

@@ -1,0 +1,149 @@
+//! fio's text output pasted into a mail: the `read: IOPS=…, BW=…` line,
+//! `slat`/`clat`/`lat (usec): min=…, max=…, avg=…, stdev=…`, the
+//! `clat percentiles` block, `bw`, `iops` and `cpu` lines. Rows are keyed
+//! by job, direction and metric (`randread`, `read`, `clat p99.00`).
+
+use super::Draft;
+use super::lines::Line;
+use super::numbers::{Cell, count_unit, parse_cell, parse_unit};
+use crate::mail::model::{ClaimKind, Column, Row, Unit, Value};
+use regex::Regex;
+use std::sync::LazyLock;
+
+static JOB: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\s*(\S+): \(groupid=(\d+), jobs=(\d+)\)").expect("constant regex")
+});
+static IO: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\s*(read|write|trim)\s*: IOPS=([^,\s]+), BW=([^\s(]+)").expect("constant regex")
+});
+static STAT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\s*(slat|clat|lat|bw|iops)\s*(?:\(\s*([^)]*?)\s*\))?\s*:\s*(min=.*)$")
+        .expect("constant regex")
+});
+static PCT_HEAD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\s*(clat|lat|slat) percentiles \((\w+)\):").expect("constant regex")
+});
+static PCT: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"([\d.]+)th=\[\s*(\d+)\]").expect("constant regex"));
+static PAIR: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(\w+)=\s*([^,\s]+)").expect("constant regex"));
+static CPU: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\s*cpu\s*: (usr=.*)$").expect("constant regex"));
+/// Lines fio prints that claim nothing here, but belong to its output.
+static OTHER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"^\s*(?:\S+: \(g=\d+\)|fio-\d|Starting \d+ (?:process|thread)|Jobs: \d|lat \(\w+\)\s*: \d|\|\s+\d|IO depths|submit\s*:|complete\s*:|issued rwts|latency\s*:|Run status group|(?:READ|WRITE|TRIM): bw=|Disk stats|\S+: ios=)",
+    )
+    .expect("constant regex")
+});
+
+/// Whether a line is fio output, claim or not.
+fn is_fio(text: &str) -> bool {
+    JOB.is_match(text)
+        || IO.is_match(text)
+        || STAT.is_match(text)
+        || PCT_HEAD.is_match(text)
+        || CPU.is_match(text)
+        || OTHER.is_match(text)
+}
+
+pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
+    let t = &lines[i].text;
+    if !(JOB.is_match(t) || IO.is_match(t) || OTHER.is_match(t) && t.contains("(g=")) {
+        return None;
+    }
+    let mut d = Draft {
+        kind: Some(ClaimKind::Fio),
+        key_columns: vec!["job".into(), "direction".into(), "metric".into()],
+        columns: vec![Column {
+            name: "value".into(),
+            unit: None,
+        }],
+        start: i,
+        ..Draft::default()
+    };
+    let mut job = String::new();
+    let mut dir = String::new();
+    let mut pct: Option<(String, Option<Unit>)> = None;
+    let mut j = i;
+    let mut end = i;
+    while j < lines.len() {
+        let line = &lines[j];
+        if line.is_blank() {
+            j += 1;
+            continue;
+        }
+        if !is_fio(&line.text) {
+            break;
+        }
+        let text = line.text.as_str();
+        if let Some(c) = JOB.captures(text) {
+            job = c[1].to_string();
+            d.conditions.insert(format!("{job} jobs"), c[3].to_string());
+        } else if let Some(c) = IO.captures(text) {
+            dir = c[1].to_string();
+            pct = None;
+            add(
+                &mut d,
+                k3(&job, &dir, "IOPS"),
+                &c[2],
+                parse_unit("IOPS"),
+                line.no,
+            );
+            add(&mut d, k3(&job, &dir, "BW"), &c[3], None, line.no);
+        } else if let Some(c) = STAT.captures(text) {
+            let name = c[1].to_string();
+            let unit = c.get(2).and_then(|u| parse_unit(u.as_str()));
+            let unit = unit.or_else(|| (name == "iops").then(|| parse_unit("IOPS")).flatten());
+            for p in PAIR.captures_iter(&c[3]) {
+                if matches!(&p[1], "min" | "max" | "avg" | "stdev") {
+                    let k = k3(&job, &dir, &format!("{name} {}", &p[1]));
+                    add(&mut d, k, &p[2], unit.clone(), line.no);
+                }
+            }
+        } else if let Some(c) = PCT_HEAD.captures(text) {
+            pct = Some((c[1].to_string(), parse_unit(&c[2])));
+        } else if let Some(c) = CPU.captures(text) {
+            for p in PAIR.captures_iter(&c[1]) {
+                let unit = match &p[1] {
+                    "usr" | "sys" => None,
+                    "ctx" => Some(count_unit("")),
+                    _ => continue,
+                };
+                let k = vec![job.clone(), "cpu".into(), p[1].to_string()];
+                add(&mut d, k, &p[2], unit, line.no);
+            }
+        }
+        if text.trim_start().starts_with('|')
+            && let Some((name, unit)) = &pct
+        {
+            for p in PCT.captures_iter(text) {
+                let k = k3(&job, &dir, &format!("{name} p{}", &p[1]));
+                add(&mut d, k, &p[2], unit.clone(), line.no);
+            }
+        }
+        j += 1;
+        end = j;
+    }
+    d.end = end;
+    Some(d)
+}
+
+/// A row of one value, with its unit in the cell (`1000KiB/s`) or the
+/// row's (`clat (usec)`).
+fn add(d: &mut Draft, keys: Vec<String>, raw: &str, unit: Option<Unit>, no: usize) {
+    let value = match parse_cell(raw) {
+        c @ Cell::Number { .. } => c.value(),
+        _ => Value::Missing,
+    };
+    d.rows.push(Row {
+        keys,
+        unit,
+        values: vec![value],
+        line: no,
+    });
+}
+
+fn k3(job: &str, dir: &str, metric: &str) -> Vec<String> {
+    vec![job.to_string(), dir.to_string(), metric.to_string()]
+}

@@ -1,0 +1,483 @@
+//! What aligned and bordered tables share: cells with their positions,
+//! which cells are headers and which rows are data, units in headers
+//! and row labels, and building the table from headers and rows.
+
+use super::Draft;
+use super::numbers::{Cell as Parsed, parse_cell, parse_unit};
+use crate::mail::model::{ClaimKind, Column, Row, Unit, Value};
+use regex::Regex;
+use std::sync::LazyLock;
+
+/// A cell and the display columns it spans (tabs expanded to 8).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Cell {
+    pub start: usize,
+    pub end: usize,
+    pub text: String,
+}
+
+/// Cells split at tabs or runs of two or more spaces, so `lat (ms)`
+/// stays one cell; a line with neither splits at single spaces. Spaces
+/// around `±` are dropped first, so `123 ±  2%` is one cell.
+pub fn split(line: &str) -> Vec<Cell> {
+    static SPREAD: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"\s*(±|\+-)\s*(\d)").expect("constant regex"));
+    let owned;
+    let line = if line.contains('±') || line.contains("+-") {
+        owned = SPREAD.replace_all(line, "±$2").into_owned();
+        owned.as_str()
+    } else {
+        line
+    };
+    let wide = line.trim().contains('\t') || line.trim().contains("  ");
+    let mut cells = Vec::new();
+    let mut col = 0;
+    let mut cur = String::new();
+    let mut start = 0;
+    let mut spaces = 0;
+    for ch in line.chars() {
+        let sep_now = ch == '\t' || (ch == ' ' && !wide);
+        if ch == ' ' && wide {
+            spaces += 1;
+        } else if !sep_now {
+            if spaces >= 2 && !cur.is_empty() {
+                cells.push(Cell {
+                    start,
+                    end: col - spaces,
+                    text: std::mem::take(&mut cur),
+                });
+            } else if !cur.is_empty() {
+                cur.extend(std::iter::repeat_n(' ', spaces));
+            }
+            spaces = 0;
+            if cur.is_empty() {
+                start = col;
+            }
+            cur.push(ch);
+        } else {
+            if !cur.is_empty() {
+                cells.push(Cell {
+                    start,
+                    end: col - spaces,
+                    text: std::mem::take(&mut cur),
+                });
+            }
+            spaces = 0;
+        }
+        col = if ch == '\t' {
+            (col / 8 + 1) * 8
+        } else {
+            col + 1
+        };
+    }
+    if !cur.is_empty() {
+        cells.push(Cell {
+            start,
+            end: col - spaces,
+            text: cur,
+        });
+    }
+    cells
+}
+
+/// A header cell is a word: not a plain number, not a prose heading
+/// ending in `:`, and not a sentence.
+pub fn is_header_cell(cell: &str) -> bool {
+    let c = cell.trim();
+    !c.is_empty()
+        && !c.ends_with(':')
+        && !c.ends_with('.')
+        && c.split_whitespace().count() <= 5
+        && !matches!(parse_cell(c), Parsed::Number { plain: true, .. })
+}
+
+pub fn is_header(cells: &[Cell]) -> bool {
+    !cells.is_empty() && cells.iter().all(|c| is_header_cell(&c.text))
+}
+
+/// How many trailing cells are numbers or not-applicable marks, when
+/// they make a data row (at least one number among them).
+/// A trailing footnote mark (`(*)`, `[1]`) does not count, and does not
+/// stop the cells before it from making a row.
+pub fn values_at_end(cells: &[Cell]) -> usize {
+    let marks = cells
+        .iter()
+        .rev()
+        .take_while(|c| is_footnote(&c.text))
+        .count();
+    let cells = &cells[..cells.len() - marks];
+    let parsed: Vec<Parsed> = cells.iter().map(|c| parse_cell(&c.text)).collect();
+    let n = parsed
+        .iter()
+        .rev()
+        .take_while(|p| !matches!(p, Parsed::Text))
+        .count();
+    let any_number = parsed[cells.len() - n..].iter().any(Parsed::is_number);
+    if any_number { n } else { 0 }
+}
+
+/// `(*)`, `*`, `[1]`, `(2)`: a footnote mark, never a value.
+pub fn is_footnote(cell: &str) -> bool {
+    static MARK: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"^(\(\*+\)|\*+|\[\d{1,2}\]|\(\d{1,2}\))$").expect("constant regex")
+    });
+    MARK.is_match(cell.trim())
+}
+
+/// `------  -----`, `|---|:--:|`, `+----+----+`, `x----x`, `=====`.
+pub fn is_rule(line: &str) -> bool {
+    let t = line.trim();
+    let marks = t.chars().filter(|c| matches!(c, '-' | '=' | '~')).count();
+    marks >= 3 && t.chars().all(|c| " \t|:+-=x~".contains(c))
+}
+
+/// A unit in a header or row label: `latency (us)`, `lat [ms]`,
+/// `CPU%`, `lat_ms`, `bw MB/s`, or a unit by itself like `IOPS`.
+pub fn label_unit(label: &str) -> Option<Unit> {
+    static BRACKETED: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"[(\[]\s*([^()\[\]]+?)\s*[)\]]\s*$").expect("constant regex"));
+    static SUFFIXED: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"[_-]([A-Za-zµμ/]+)$").expect("constant regex"));
+    let l = label.trim();
+    if let Some(c) = BRACKETED.captures(l) {
+        return parse_unit(&c[1]);
+    }
+    if l.ends_with('%') {
+        return parse_unit("%");
+    }
+    if let Some(u) = SUFFIXED.captures(l).and_then(|c| strong_unit(&c[1])) {
+        return Some(u);
+    }
+    if let Some(u) = parse_unit(l).filter(|u| u.symbol != "s") {
+        return Some(u);
+    }
+    let last = l.rsplit(' ').next().filter(|w| w.len() < l.len())?;
+    strong_unit(last)
+}
+
+/// A unit that is not also a common word or letter (`s`, `us`).
+fn strong_unit(word: &str) -> Option<Unit> {
+    parse_unit(word).filter(|u| !matches!(u.written.as_str(), "s" | "us" | "sec" | "ops"))
+}
+
+/// Header words that name a run axis, so a numeric column under them is
+/// a key of the row rather than a value.
+fn is_axis_name(name: &str) -> bool {
+    const AXES: [&str; 30] = [
+        "threads",
+        "thread",
+        "jobs",
+        "numjobs",
+        "nr_task",
+        "tasks",
+        "iodepth",
+        "qd",
+        "depth",
+        "queue depth",
+        "bs",
+        "block size",
+        "blocksize",
+        "size",
+        "delay",
+        "rw",
+        "mode",
+        "workload",
+        "test",
+        "op",
+        "cpus",
+        "nr_cpus",
+        "hz",
+        "config",
+        "device",
+        "disk",
+        "fs",
+        "engine",
+        "ioengine",
+        "pattern",
+    ];
+    let n = name.trim().to_lowercase();
+    let base = n.split(['(', '[']).next().unwrap_or("").trim();
+    AXES.contains(&base) || base.starts_with("io_") || base.starts_with("nr_")
+}
+
+/// One line of a table body, as the layouts classify it.
+#[derive(Debug)]
+pub enum BodyLine {
+    Row {
+        cells: Vec<Cell>,
+        no: usize,
+    },
+    /// `8 threads:` above a group of rows.
+    Group {
+        text: String,
+    },
+}
+
+/// The header lines over a table: column names, and an optional line of
+/// spanning names above them.
+pub struct Headers {
+    pub spans: Vec<Cell>,
+    pub names: Vec<Cell>,
+}
+
+/// The table from its headers and body. None when the first row does
+/// not fit the header at all.
+pub fn build(headers: &Headers, body: Vec<BodyLine>) -> Option<Draft> {
+    let first = body.iter().find_map(|b| match b {
+        BodyLine::Row { cells, .. } => Some(cells),
+        BodyLine::Group { .. } => None,
+    })?;
+    let width = first.len();
+    let names: Vec<&str> = headers.names.iter().map(|c| c.text.trim()).collect();
+    let (mut key_names, value_names, keys): (Vec<String>, Vec<&Cell>, usize) =
+        match width.checked_sub(names.len())? {
+            0 => {
+                let k = 1 + extra_keys(&names[1..], &first[1..]);
+                let keys = names[..k].iter().map(|s| s.to_string()).collect();
+                (keys, headers.names[k..].iter().collect(), k)
+            }
+            1 => {
+                let k = 1 + extra_keys(&names, &first[1..]);
+                let mut keys = vec!["key".to_string()];
+                keys.extend(names[..k - 1].iter().map(|s| s.to_string()));
+                (keys, headers.names[k - 1..].iter().collect(), k)
+            }
+            k @ 2..=3 => {
+                let keys = (1..=k)
+                    .map(|i| {
+                        if i == 1 {
+                            "key".into()
+                        } else {
+                            format!("key {i}")
+                        }
+                    })
+                    .collect();
+                (keys, headers.names.iter().collect(), k)
+            }
+            _ => return None,
+        };
+    if value_names.is_empty() {
+        return None;
+    }
+    let span_names = spanning(&headers.spans, &value_names);
+    let columns: Vec<Column> = value_names
+        .iter()
+        .zip(&span_names)
+        .map(|(c, span)| Column {
+            name: match span {
+                Some(s) => format!("{s} / {}", c.text.trim()),
+                None => c.text.trim().to_string(),
+            },
+            unit: label_unit(&c.text),
+        })
+        .collect();
+    let grouped = body.iter().any(|b| matches!(b, BodyLine::Group { .. }));
+    if grouped {
+        key_names.insert(0, "group".into());
+    }
+    let mut rows = Vec::new();
+    let mut warnings = Vec::new();
+    let mut group = String::new();
+    for b in body {
+        match b {
+            BodyLine::Group { text } => group = text,
+            BodyLine::Row { cells, no } => {
+                let (mut row, warning) = row_of(&cells, no, keys, columns.len());
+                if grouped {
+                    row.keys.insert(0, group.clone());
+                }
+                warnings.extend(warning);
+                rows.push(row);
+            }
+        }
+    }
+    let (unit, unit_from_caption) = table_unit(&columns, &rows);
+    Some(Draft {
+        unit_from_caption,
+        kind: Some(ClaimKind::Table),
+        key_columns: key_names,
+        columns,
+        rows,
+        unit,
+        warnings,
+        ..Draft::default()
+    })
+}
+
+/// Further leading columns that key the rows: text cells (`randread`)
+/// or numbers under an axis name (`threads`). At most 3 keys in all.
+fn extra_keys(names: &[&str], cells: &[Cell]) -> usize {
+    let mut n = 0;
+    while n < 2 && n + 1 < cells.len() {
+        let text = !matches!(
+            parse_cell(&cells[n].text),
+            Parsed::Number { .. } | Parsed::NotApplicable
+        );
+        let axis = names.get(n).is_some_and(|h| is_axis_name(h));
+        if !(text || axis) {
+            break;
+        }
+        n += 1;
+    }
+    n
+}
+
+/// The spanning name above each value column. Groups of equal size
+/// when the columns divide evenly among the spans, else the span whose
+/// extent is nearest the column's middle.
+fn spanning(spans: &[Cell], columns: &[&Cell]) -> Vec<Option<String>> {
+    if spans.is_empty() {
+        return vec![None; columns.len()];
+    }
+    if columns.len().is_multiple_of(spans.len()) {
+        let per = columns.len() / spans.len();
+        return (0..columns.len())
+            .map(|i| Some(spans[i / per].text.trim().to_string()))
+            .collect();
+    }
+    columns
+        .iter()
+        .map(|c| {
+            let mid = (c.start + c.end) / 2;
+            spans
+                .iter()
+                .min_by_key(|s| {
+                    if mid < s.start {
+                        s.start - mid
+                    } else {
+                        mid.saturating_sub(s.end)
+                    }
+                })
+                .map(|s| s.text.trim().to_string())
+        })
+        .collect()
+}
+
+/// A data row fitted to `keys` key cells and `width` values. A row one
+/// cell long or short is kept, and said so.
+fn row_of(cells: &[Cell], no: usize, keys: usize, width: usize) -> (Row, Option<String>) {
+    let keys = keys.min(cells.len().saturating_sub(1));
+    let key_cells: Vec<String> = cells[..keys]
+        .iter()
+        .map(|c| c.text.trim().to_string())
+        .collect();
+    let mut values: Vec<Value> = cells[keys..]
+        .iter()
+        .map(|c| parse_cell(&c.text).value())
+        .collect();
+    let warning = match values.len().cmp(&width) {
+        std::cmp::Ordering::Greater => {
+            let extra: Vec<&str> = cells[keys + width..]
+                .iter()
+                .map(|c| c.text.trim())
+                .collect();
+            values.truncate(width);
+            Some(format!(
+                "line {no}: {} cells where the table has {}; kept the row without '{}'",
+                cells.len(),
+                keys + width,
+                extra.join(" ")
+            ))
+        }
+        std::cmp::Ordering::Less => {
+            let had = cells.len();
+            values.resize(width, Value::Missing);
+            Some(format!(
+                "line {no}: {had} cells where the table has {}; the last are missing",
+                keys + width
+            ))
+        }
+        std::cmp::Ordering::Equal => None,
+    };
+    let unit = key_cells.first().and_then(|k| label_unit(k));
+    (
+        Row {
+            keys: key_cells,
+            unit,
+            values,
+            line: no,
+        },
+        warning,
+    )
+}
+
+/// The table's unit: the columns' when they all name the same one.
+/// Columns that differ leave the table without one. When no column, row
+/// or cell names one, the caption may (the second value says so).
+fn table_unit(columns: &[Column], rows: &[Row]) -> (Option<Unit>, bool) {
+    let named: Vec<&Unit> = columns.iter().filter_map(|c| c.unit.as_ref()).collect();
+    if let Some(first) = named.first() {
+        let all = named.len() == columns.len() && named.iter().all(|u| u.symbol == first.symbol);
+        return (all.then(|| (*first).clone()), false);
+    }
+    let cells_have_units = rows.iter().any(|r| {
+        r.unit.is_some()
+            || r.values
+                .iter()
+                .any(|v| matches!(v, Value::Number { unit: Some(_), .. }))
+    });
+    (None, !cells_have_units)
+}
+
+/// The last unit a caption names. Units that are also words or too
+/// short to trust (`s`, `us`, `%`) count only after `in` or inside
+/// brackets, as in "latency in us" or "(%)".
+pub fn caption_unit(caption: &str) -> Option<Unit> {
+    static TOKEN: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"[A-Za-zµμ%]+(?:/s)?").expect("constant regex"));
+    TOKEN
+        .find_iter(caption)
+        .filter_map(|m| {
+            let unit = parse_unit(m.as_str())?;
+            let weak = matches!(unit.symbol.as_str(), "s" | "us" | "%" | "ops/s" | "count");
+            (!weak || unit_context(&caption[..m.start()])).then_some(unit)
+        })
+        .last()
+}
+
+fn unit_context(before: &str) -> bool {
+    let before = before.trim_end();
+    let word_in = before.len() >= 2
+        && before[before.len() - 2..].eq_ignore_ascii_case("in")
+        && !before[..before.len() - 2].ends_with(char::is_alphanumeric);
+    before.ends_with(['(', '[']) || word_in
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(line: &str) -> Vec<(usize, String)> {
+        split(line).into_iter().map(|c| (c.start, c.text)).collect()
+    }
+
+    #[test]
+    fn splits_keep_positions_and_spread() {
+        assert_eq!(
+            texts("\tdelay\tbefore\tafter"),
+            vec![
+                (8, "delay".into()),
+                (16, "before".into()),
+                (24, "after".into())
+            ]
+        );
+        assert_eq!(
+            texts("  lat (ms)   123 ±  2%"),
+            vec![(2, "lat (ms)".into()), (13, "123±2%".into())]
+        );
+        assert_eq!(texts("1 9.97 1.16").len(), 3);
+    }
+
+    #[test]
+    fn units_in_labels() {
+        let sym = |l: &str| label_unit(l).map(|u| u.symbol);
+        assert_eq!(sym("latency (us)").as_deref(), Some("us"));
+        assert_eq!(sym("bw (MB/s)").as_deref(), Some("MB/s"));
+        assert_eq!(sym("CPU%").as_deref(), Some("%"));
+        assert_eq!(sym("lat_ms").as_deref(), Some("ms"));
+        assert_eq!(sym("IOPS").as_deref(), Some("IOPS"));
+        assert_eq!(sym("fdatasync p99.9 (us)").as_deref(), Some("us"));
+        assert_eq!(sym("before"), None);
+        assert_eq!(sym("jobs"), None);
+    }
+}

@@ -1,0 +1,249 @@
+//! The readable lines of a mail body: quote markers taken off, and the
+//! lines that are never claims blanked out: diffs (at any quote depth,
+//! ending at the first line that is not diff syntax), diffstats,
+//! trailers, signatures and dmesg lines.
+
+use regex::Regex;
+use std::sync::LazyLock;
+
+/// One body line with its quote markers taken off.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Line {
+    pub depth: usize,
+    /// Empty when the line is blank or never a claim.
+    pub text: String,
+    /// From 1, in the message body.
+    pub no: usize,
+}
+
+impl Line {
+    pub fn is_blank(&self) -> bool {
+        self.text.trim().is_empty()
+    }
+}
+
+/// Per quote depth: where a diff or a signature has got to.
+#[derive(Clone, Copy, Default)]
+struct DepthState {
+    in_diff: bool,
+    /// Lines left in the current hunk: old side, new side.
+    hunk: Option<(u64, u64)>,
+    in_signature: bool,
+}
+
+/// Every line of `body`, with the lines that are never claims blanked.
+pub fn readable(body: &str) -> Vec<Line> {
+    let raw: Vec<(usize, &str)> = body.lines().map(unquote).collect();
+    let mut states: Vec<DepthState> = Vec::new();
+    let mut out = Vec::with_capacity(raw.len());
+    let mut last_depth = 0;
+    for (i, &(depth, text)) in raw.iter().enumerate() {
+        if states.len() <= depth {
+            states.resize(depth + 1, DepthState::default());
+        }
+        // `-- ` ends a message even inside a hunk whose counts are off.
+        if text == "-- " {
+            states[depth].in_diff = false;
+        }
+        let text = text.trim_end();
+        if !text.is_empty() && depth != last_depth {
+            // A signature ends where text at another depth begins.
+            states[last_depth].in_signature = false;
+        }
+        if !text.is_empty() {
+            last_depth = depth;
+        }
+        let next_same = raw[i + 1..]
+            .iter()
+            .take(3)
+            .find(|(d, _)| *d == depth)
+            .map(|(_, t)| *t);
+        let keep = keep_line(&mut states[depth], text, next_same);
+        out.push(Line {
+            depth,
+            text: if keep {
+                text.to_string()
+            } else {
+                String::new()
+            },
+            no: i + 1,
+        });
+    }
+    out
+}
+
+/// Whether a line (at its own depth's state) may hold a claim.
+fn keep_line(st: &mut DepthState, text: &str, next: Option<&str>) -> bool {
+    if st.in_diff {
+        if continues_diff(st, text) {
+            return false;
+        }
+        st.in_diff = false;
+        st.hunk = None;
+    }
+    if st.in_signature {
+        return false;
+    }
+    if text == "--" || text == "-- " {
+        st.in_signature = true;
+        return false;
+    }
+    if starts_diff(text, next) {
+        st.in_diff = true;
+        st.hunk = hunk_counts(text);
+        return false;
+    }
+    !(text == "---" || is_diffstat(text) || is_trailer(text) || is_dmesg(text))
+}
+
+/// A diff goes on through its headers and hunks; inside a hunk the
+/// counts in `@@ -a,b +c,d @@` say how many lines are left, so a blank
+/// context line is read as part of it and a table after it is not.
+fn continues_diff(st: &mut DepthState, text: &str) -> bool {
+    if let Some((old, new)) = st.hunk.as_mut()
+        && (*old > 0 || *new > 0)
+    {
+        {
+            let (o, n) = match text.chars().next() {
+                None | Some(' ') => (1, 1),
+                Some('-') => (1, 0),
+                Some('+') => (0, 1),
+                Some('\\') => (0, 0),
+                _ => {
+                    st.hunk = None;
+                    return is_diff_header(text);
+                }
+            };
+            *old = old.saturating_sub(o);
+            *new = new.saturating_sub(n);
+            return true;
+        }
+    }
+    if let Some(counts) = hunk_counts(text) {
+        st.hunk = Some(counts);
+        return true;
+    }
+    is_diff_header(text) || text.starts_with("\\ No newline")
+}
+
+fn is_diff_header(text: &str) -> bool {
+    const HEADERS: [&str; 14] = [
+        "diff ",
+        "index ",
+        "--- ",
+        "+++ ",
+        "new file mode",
+        "deleted file mode",
+        "old mode",
+        "new mode",
+        "similarity index",
+        "dissimilarity index",
+        "rename from",
+        "rename to",
+        "copy from",
+        "Binary files",
+    ];
+    HEADERS.iter().any(|h| text.starts_with(h))
+}
+
+/// `diff --git`, `Index:`, a `--- `/`+++ ` pair or a hunk header.
+fn starts_diff(text: &str, next: Option<&str>) -> bool {
+    text.starts_with("diff --git ")
+        || text.starts_with("diff -u")
+        || text.starts_with("diff -p")
+        || text.starts_with("Index: ")
+        || hunk_counts(text).is_some()
+        || (text.starts_with("--- ") && next.is_some_and(|n| n.starts_with("+++ ")))
+}
+
+/// `@@ -15,6 +15,7 @@` → (6, 7); a missing count is 1.
+fn hunk_counts(text: &str) -> Option<(u64, u64)> {
+    static HUNK: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"^@@+ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@").expect("constant regex")
+    });
+    let c = HUNK.captures(text)?;
+    let count = |i: usize| c.get(i).map_or(Some(1), |m| m.as_str().parse().ok());
+    Some((count(1)?, count(2)?))
+}
+
+/// Quote depth and the text after the markers: `> `, `>> `, `> > `.
+pub fn unquote(raw: &str) -> (usize, &str) {
+    let mut depth = 0;
+    let mut rest = raw;
+    while let Some(after) = rest.trim_start_matches(' ').strip_prefix('>') {
+        depth += 1;
+        rest = after;
+    }
+    if depth > 0 {
+        rest = rest.strip_prefix(' ').unwrap_or(rest);
+    }
+    (depth, rest)
+}
+
+/// ` drivers/md/dm-delay.c | 25 +++---` and ` 1 file changed, ...`.
+fn is_diffstat(text: &str) -> bool {
+    static FILE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"^\s*\S*[/.]\S*\s+\|\s+(\d+ ?[+-]*|Bin .*)$").expect("constant regex")
+    });
+    static CHANGED: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"^\s*\d+ files? changed(, \d+ insertions?\(\+\))?").expect("constant regex")
+    });
+    CHANGED.is_match(text) || FILE.is_match(text)
+}
+
+/// `Signed-off-by:`, `Tested-by:`, `Fixes:`, `Link:`, `Cc:` and the like.
+fn is_trailer(text: &str) -> bool {
+    static TRAILER: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(
+            r"^\s*(?i:[a-z][a-z0-9]*(?:-[a-z0-9]+)*-by|fixes|link|closes|cc|bug|buglink|change-id|message-id|references|in-reply-to|patch|base-commit|prerequisite-patch-id):\s",
+        )
+        .expect("constant regex")
+    });
+    TRAILER.is_match(text)
+}
+
+/// `[   12.345678] nvme0n1: ...`: a kernel log line.
+fn is_dmesg(text: &str) -> bool {
+    static DMESG: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"^\s*(<\d>)?\[\s*\d+\.\d+\]").expect("constant regex"));
+    DMESG.is_match(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(body: &str) -> Vec<(usize, String)> {
+        readable(body)
+            .into_iter()
+            .map(|l| (l.depth, l.text))
+            .collect()
+    }
+
+    #[test]
+    fn quote_markers_of_any_style() {
+        assert_eq!(unquote("> > \t1\t9.97"), (2, "\t1\t9.97"));
+        assert_eq!(unquote(">> 1 2"), (2, "1 2"));
+        assert_eq!(unquote(">1 2"), (1, "1 2"));
+        assert_eq!(unquote("\t 1\t 9.97"), (0, "\t 1\t 9.97"));
+    }
+
+    #[test]
+    fn a_diff_ends_at_the_first_line_that_is_not_diff_syntax() {
+        let body = "> diff --git a/f b/f\n> --- a/f\n> +++ b/f\n> @@ -1,3 +1,3 @@\n>  a\n>\n> -b\n> +c\n>\n>  jobs  before  after\n>     1     100    200\n";
+        let t = texts(body);
+        assert!(t[..9].iter().all(|(d, s)| *d == 1 && s.is_empty()), "{t:?}");
+        assert_eq!(t[9].1, " jobs  before  after");
+        assert_eq!(t[10].1, "    1     100    200");
+    }
+
+    #[test]
+    fn trailers_signatures_diffstats_and_dmesg_are_blank() {
+        let body = "Signed-off-by: A <a@b>\nTested-by: B <b@c>\n drivers/md/dm.c | 25 +++---\n 1 file changed, 2 insertions(+)\n[   12.345678] nvme: 42\n---\nkept 1\n-- \nsig 123\n> quoted 2\n";
+        let t: Vec<String> = texts(body).into_iter().map(|(_, s)| s).collect();
+        assert_eq!(
+            t,
+            vec!["", "", "", "", "", "", "kept 1", "", "", "quoted 2"]
+        );
+    }
+}

@@ -1,0 +1,382 @@
+//! Claims: the numbers a mail states, in every layout kernel developers
+//! write them: aligned or bordered tables, `label: value` lists, pasted
+//! fio or `perf stat` output, the kernel test robot's comparisons, and
+//! numbers in sentences. Each comes out as a [`ClaimTable`].
+//!
+//! A mail body is read once, line by line: quote markers are taken off
+//! and the lines that are never claims (diffs, trailers, signatures,
+//! dmesg) blanked ([`lines`]). The rest is cut into blocks of one quote
+//! depth, and at each line the layouts are tried in turn; a layout that
+//! matches consumes its lines. Every step is linear in the input.
+
+mod aligned;
+mod borders;
+mod fio;
+mod grid;
+mod labels;
+mod lines;
+mod lkp;
+mod numbers;
+mod perf;
+mod prose;
+pub mod render;
+#[cfg(test)]
+mod tests;
+
+pub use numbers::parse_unit;
+
+use crate::mail::message;
+use crate::mail::model::{ClaimKind, ClaimTable, Column, Origin, Row, Unit};
+use anyhow::{Context, Result};
+use lines::Line;
+use std::collections::{BTreeMap, HashMap};
+
+/// The claims in an mbox of a whole thread, a single mail, `git
+/// format-patch` output, `git log` output or plain text, each reported
+/// once, at its shallowest quote depth, even when replies quote it.
+pub fn extract(raw: &[u8]) -> Result<Vec<ClaimTable>> {
+    let mut tables = Vec::new();
+    if raw.starts_with(b"From ") {
+        for (n, data) in crate::mail::mbox::messages(raw).iter().enumerate() {
+            crate::interrupt::check()?;
+            let m = message::parse(data)
+                .with_context(|| format!("reading message {} of the mbox", n + 1))?;
+            tables.extend(of_message(&m, n + 1)?);
+        }
+    } else if message::looks_like_mail(raw) {
+        let m = message::parse(raw).context("reading the mail")?;
+        tables.extend(of_message(&m, 1)?);
+    } else {
+        let text = String::from_utf8_lossy(raw);
+        match git_log(&text) {
+            Some(commits) => {
+                for (n, (origin, body)) in commits.into_iter().enumerate() {
+                    let origin = Origin {
+                        message: n + 1,
+                        ..origin
+                    };
+                    tables.extend(in_text(&body, &origin)?);
+                }
+            }
+            None => tables.extend(in_text(&text, &Origin::default_first())?),
+        }
+    }
+    Ok(dedupe(tables))
+}
+
+/// The claims in a mail body or other text, without mail headers.
+pub fn extract_text(body: &str) -> Vec<ClaimTable> {
+    dedupe(in_text(body, &Origin::default_first()).unwrap_or_default())
+}
+
+impl Origin {
+    fn default_first() -> Origin {
+        Origin {
+            message: 1,
+            ..Origin::default()
+        }
+    }
+}
+
+fn of_message(m: &message::Message, n: usize) -> Result<Vec<ClaimTable>> {
+    let origin = Origin {
+        message_id: m.message_id.clone(),
+        subject: Some(m.subject.clone()).filter(|s| !s.is_empty()),
+        author: m.author.clone(),
+        date: m.date.clone(),
+        message: n,
+    };
+    let mut out = Vec::new();
+    for text in m.plain_texts() {
+        out.extend(in_text(text, &origin)?);
+    }
+    Ok(out)
+}
+
+/// `git log` output: `commit <hash>`, `Author:`, `Date:`, then the
+/// message indented by four spaces. One origin and body per commit.
+fn git_log(text: &str) -> Option<Vec<(Origin, String)>> {
+    let is_commit = |l: &str| {
+        l.strip_prefix("commit ").is_some_and(|h| {
+            let h = h.split_whitespace().next().unwrap_or("");
+            h.len() >= 7 && h.chars().all(|c| c.is_ascii_hexdigit())
+        })
+    };
+    if !text.lines().next().is_some_and(is_commit) {
+        return None;
+    }
+    let mut out: Vec<(Origin, String)> = Vec::new();
+    let mut subject_next = false;
+    for line in text.lines() {
+        if is_commit(line) {
+            out.push((Origin::default(), String::new()));
+            continue;
+        }
+        let Some((origin, body)) = out.last_mut() else {
+            continue;
+        };
+        if body.is_empty() && origin.subject.is_none() {
+            if let Some(a) = line.strip_prefix("Author:") {
+                origin.author = Some(a.trim().to_string());
+                continue;
+            }
+            if let Some(d) = line.strip_prefix("Date:") {
+                origin.date = Some(d.trim().to_string());
+                subject_next = true;
+                continue;
+            }
+            if subject_next && !line.trim().is_empty() {
+                origin.subject = Some(line.trim().to_string());
+                subject_next = false;
+                continue;
+            }
+        }
+        body.push_str(line.strip_prefix("    ").unwrap_or(line));
+        body.push('\n');
+    }
+    Some(out)
+}
+
+/// A table a layout found, before the mail's context is added.
+#[derive(Debug, Default)]
+pub(crate) struct Draft {
+    pub kind: Option<ClaimKind>,
+    pub caption: Option<String>,
+    pub key_columns: Vec<String>,
+    pub columns: Vec<Column>,
+    pub rows: Vec<Row>,
+    pub unit: Option<Unit>,
+    /// Whether the caption may name the unit: nothing in the table does.
+    pub unit_from_caption: bool,
+    pub conditions: BTreeMap<String, String>,
+    pub warnings: Vec<String>,
+    /// Index of the first and one past the last line it took.
+    pub start: usize,
+    pub end: usize,
+}
+
+/// A layout: given a block's lines and a position, the table that
+/// starts there, if any.
+type Layout = fn(&[Line], usize) -> Option<Draft>;
+
+const LAYOUTS: [Layout; 6] = [
+    lkp::at,
+    perf::at,
+    fio::at,
+    borders::at,
+    aligned::at,
+    labels::at,
+];
+
+/// Every claim in `body`, in order.
+fn in_text(body: &str, origin: &Origin) -> Result<Vec<ClaimTable>> {
+    let lines = lines::readable(body);
+    let mut out = Vec::new();
+    for (n, block) in blocks(&lines).into_iter().enumerate() {
+        if n % 256 == 0 {
+            crate::interrupt::check()?;
+        }
+        out.extend(in_block(block, origin));
+    }
+    crate::interrupt::check()?;
+    Ok(out)
+}
+
+/// Runs of lines at one quote depth; blank lines of any depth belong to
+/// the run around them, so a quoted table may have unquoted blank lines.
+fn blocks(lines: &[Line]) -> Vec<&[Line]> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut depth: Option<usize> = None;
+    for (i, l) in lines.iter().enumerate() {
+        if l.is_blank() {
+            continue;
+        }
+        match depth {
+            Some(d) if d != l.depth => {
+                out.push(&lines[start..i]);
+                start = i;
+                depth = Some(l.depth);
+            }
+            None => depth = Some(l.depth),
+            _ => {}
+        }
+    }
+    if start < lines.len() {
+        out.push(&lines[start..]);
+    }
+    out
+}
+
+fn in_block(block: &[Line], origin: &Origin) -> Vec<ClaimTable> {
+    let depth = block.iter().find(|l| !l.is_blank()).map_or(0, |l| l.depth);
+    let mut found: Vec<Draft> = Vec::new();
+    let mut i = 0;
+    let mut next_check = 0;
+    while i < block.len() {
+        // A huge block (one long text) stops soon after Ctrl-C too; the
+        // caller turns the flag into an error.
+        if i >= next_check {
+            if crate::interrupt::interrupted() {
+                return Vec::new();
+            }
+            next_check = i + 4096;
+        }
+        if block[i].is_blank() {
+            i += 1;
+            continue;
+        }
+        match LAYOUTS.iter().find_map(|layout| layout(block, i)) {
+            Some(d) if d.end > i => {
+                i = d.end;
+                found.push(d);
+            }
+            _ => i += 1,
+        }
+    }
+    // Prose is read from the lines no table took.
+    let mut free = vec![true; block.len()];
+    for d in &found {
+        free[d.start..d.end].iter_mut().for_each(|f| *f = false);
+    }
+    let mut drafts = found;
+    drafts.extend(prose::claims(block, &free));
+    drafts.sort_by_key(|d| d.start);
+    let mut consumed_until = 0;
+    let mut out = Vec::new();
+    for d in drafts {
+        // A run of parameters claims nothing but is no caption either.
+        if d.rows.is_empty() {
+            consumed_until = consumed_until.max(d.end);
+            continue;
+        }
+        let caption = d
+            .caption
+            .clone()
+            .or_else(|| caption_above(block, consumed_until, d.start));
+        let after = block.get(d.end..).unwrap_or_default();
+        let unit = match (&d.unit, &caption) {
+            (None, Some(c)) if d.unit_from_caption => grid::caption_unit(c),
+            _ => d.unit,
+        };
+        // A sentence is its own claim; it bounds nothing.
+        let theoretical_max = match d.kind {
+            Some(ClaimKind::Prose) => None,
+            _ => bound_sentence(after, caption.as_deref()),
+        };
+        if d.kind != Some(ClaimKind::Prose) {
+            consumed_until = d.end;
+        }
+        out.push(ClaimTable {
+            origin: origin.clone(),
+            kind: d.kind.unwrap_or(ClaimKind::Table),
+            quote_depth: depth,
+            line: block.get(d.start).map_or(0, |l| l.no),
+            caption,
+            key_columns: d.key_columns,
+            columns: d.columns,
+            rows: d.rows,
+            unit,
+            conditions: d.conditions,
+            theoretical_max,
+            warnings: d.warnings,
+        });
+    }
+    out
+}
+
+/// The lines just above a table, after at most one blank line: all of
+/// them when they are at most 3, else the last sentence when it starts
+/// within the last 3 lines. Never a paragraph.
+fn caption_above(block: &[Line], from: usize, start: usize) -> Option<String> {
+    let mut end = start;
+    if end > from && block[end - 1].is_blank() {
+        end -= 1;
+    }
+    let mut begin = end;
+    while begin > from && !block[begin - 1].is_blank() && end - begin < 8 {
+        begin -= 1;
+    }
+    let lines: Vec<&str> = block[begin..end].iter().map(|l| l.text.trim()).collect();
+    if lines.is_empty() {
+        return None;
+    }
+    let whole_paragraph = begin == from || block[begin - 1].is_blank();
+    if lines.len() <= 3 && whole_paragraph {
+        return Some(lines.join(" "));
+    }
+    let tail = lines[lines.len().saturating_sub(3)..].join(" ");
+    let sentence = last_sentence(&tail)?;
+    Some(sentence.to_string()).filter(|s| !s.is_empty())
+}
+
+/// The text after the last sentence end in `text` (`. ` with a capital
+/// or not); None when the last 3 lines hold no sentence start.
+fn last_sentence(text: &str) -> Option<&str> {
+    let trimmed = text.trim_end();
+    let body = trimmed.strip_suffix(['.', ':']).unwrap_or(trimmed);
+    let cut = body.rfind(". ").or_else(|| body.rfind(".  "))?;
+    Some(trimmed[cut + 1..].trim())
+}
+
+/// The first sentence after a table (or in its caption) that bounds the
+/// results: "What remains above the requested delay is ...".
+fn bound_sentence(after: &[Line], caption: Option<&str>) -> Option<String> {
+    const BOUND_WORDS: [&str; 12] = [
+        "theoretical",
+        "maximum",
+        "at most",
+        "upper bound",
+        "lower bound",
+        "expected",
+        "no more than",
+        "cannot exceed",
+        "limit",
+        "remains above",
+        "best case",
+        "worst case",
+    ];
+    let para: Vec<&str> = after
+        .iter()
+        .skip_while(|l| l.is_blank())
+        .take_while(|l| !l.is_blank())
+        .take(6)
+        .map(|l| l.text.trim())
+        .collect();
+    let text = format!("{} {}", para.join(" "), caption.unwrap_or(""));
+    prose::sentences(&text).into_iter().find(|s| {
+        let lower = s.to_lowercase();
+        BOUND_WORDS.iter().any(|w| lower.contains(w))
+    })
+}
+
+/// Drops repeats of a table (a reply quoting it), keeping the first
+/// position and the shallowest quote depth: the author's own words are
+/// the claim, a quote only repeats it. Hashing keeps this linear.
+fn dedupe(tables: Vec<ClaimTable>) -> Vec<ClaimTable> {
+    let mut kept: Vec<ClaimTable> = Vec::with_capacity(tables.len());
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    for t in tables {
+        let key = fingerprint(&t);
+        match seen.get(&key) {
+            Some(&k) if t.quote_depth < kept[k].quote_depth => kept[k] = t,
+            Some(_) => {}
+            None => {
+                seen.insert(key, kept.len());
+                kept.push(t);
+            }
+        }
+    }
+    kept
+}
+
+/// What makes two tables the same claim: kind, columns and rows, not
+/// where they were written.
+fn fingerprint(t: &ClaimTable) -> String {
+    let rows: Vec<(&Vec<String>, String)> = t
+        .rows
+        .iter()
+        .map(|r| (&r.keys, format!("{:?}", r.values)))
+        .collect();
+    format!("{:?}{:?}{:?}{:?}", t.kind, t.key_columns, t.columns, rows)
+}

@@ -1,0 +1,105 @@
+//! `perf stat` blocks: `13,812,345,678      cycles   #  3.20 GHz`,
+//! `1,234.56 msec task-clock`, `1.25 +- 0.01 seconds time elapsed`, with
+//! `( +-  0.12% )` spreads from `-r`. Rows are keyed by event; the
+//! derived figure after `#` is perf's arithmetic, not a measurement.
+
+use super::Draft;
+use super::lines::Line;
+use super::numbers::{count_unit, leading_number, parse_unit};
+use crate::mail::model::{ClaimKind, Column, Row, Value};
+use regex::Regex;
+use std::sync::LazyLock;
+
+static EVENT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"^\s*(<not counted>|<not supported>|[\d,]+(?:\.\d+)?)(?:\s+\+-\s+[\d.,]+)?\s+(msec\s+|seconds\s+)?(time elapsed|[A-Za-z][\w\-./:]*)\s*(?:#.*?)?(?:\(\s*\+-\s*([\d.]+)%\s*\))?\s*(?:\(\d+\.\d+%\))?\s*$",
+    )
+    .expect("constant regex")
+});
+static HEADER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\s*Performance counter stats for (.*?)(?: \((\d+) runs\))?:\s*$")
+        .expect("constant regex")
+});
+
+pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
+    let header = (i > 0)
+        .then(|| previous_nonblank(lines, i))
+        .flatten()
+        .and_then(|h| HEADER.captures(&lines[h].text));
+    if !EVENT.is_match(&lines[i].text) {
+        return None;
+    }
+    let mut d = Draft {
+        kind: Some(ClaimKind::PerfStat),
+        key_columns: vec!["event".into()],
+        columns: vec![Column {
+            name: "value".into(),
+            unit: None,
+        }],
+        start: i,
+        ..Draft::default()
+    };
+    if let Some(h) = &header {
+        d.caption = Some(caption(lines, i, h[0].trim()));
+        d.conditions
+            .insert("command".into(), h[1].trim_matches('\'').to_string());
+        if let Some(runs) = h.get(2) {
+            d.conditions.insert("runs".into(), runs.as_str().into());
+        }
+    }
+    let mut j = i;
+    let mut end = i;
+    let mut hashes = 0;
+    while j < lines.len() {
+        if lines[j].is_blank() {
+            j += 1;
+            continue;
+        }
+        let Some(c) = EVENT.captures(&lines[j].text) else {
+            break;
+        };
+        hashes += usize::from(lines[j].text.contains('#') || lines[j].text.contains("+-"));
+        let unit = match c.get(2).map(|m| m.as_str().trim()) {
+            Some("msec") => parse_unit("msec"),
+            Some(_) => parse_unit("seconds"),
+            None => Some(count_unit("")),
+        };
+        let value = match leading_number(&c[1]) {
+            Some((v, _)) => Value::Number {
+                value: v,
+                unit: None,
+                spread_pct: c.get(4).and_then(|s| s.as_str().parse().ok()),
+            },
+            None => Value::NotApplicable,
+        };
+        d.rows.push(Row {
+            keys: vec![c[3].to_string()],
+            unit,
+            values: vec![value],
+            line: lines[j].no,
+        });
+        j += 1;
+        end = j;
+    }
+    d.end = end;
+    // Without perf's header, two lines of `value  name  # ...` make it.
+    (header.is_some() || (d.rows.len() >= 2 && hashes >= 2)).then_some(d)
+}
+
+fn previous_nonblank(lines: &[Line], i: usize) -> Option<usize> {
+    (i.saturating_sub(2)..i)
+        .rev()
+        .find(|&k| !lines[k].is_blank())
+}
+
+/// perf's header line, after the short line above it (`Before:`).
+fn caption(lines: &[Line], i: usize, header: &str) -> String {
+    let above = previous_nonblank(lines, i)
+        .and_then(|h| previous_nonblank(lines, h))
+        .map(|p| lines[p].text.trim())
+        .filter(|t| t.ends_with(':') && t.split_whitespace().count() <= 4);
+    match above {
+        Some(a) => format!("{a} {header}"),
+        None => header.to_string(),
+    }
+}

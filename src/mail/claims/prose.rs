@@ -1,0 +1,225 @@
+//! Claims in sentences: `3381 -> 3151us`, `from 250 to 500 IOPS`, `goes
+//! from 2.0 to 17.0 MB/s`, `cuts p99 by 7-8%`, `2x faster`. A number
+//! counts only with a unit (or `%`, or `x faster`), so versions, dates,
+//! counts of things and option values (`--bs=4k`) stay out. Each claim
+//! is captioned by its sentence.
+
+use super::Draft;
+use super::lines::Line;
+use super::numbers::{Cell, parse_cell, parse_unit};
+use crate::mail::model::{ClaimKind, Column, Row, Unit, Value};
+use regex::Regex;
+use std::sync::LazyLock;
+
+const NUM: &str = r"(\d[\d,.]*[kKMG]?)";
+const UNIT: &str = r"(?:\s*([kKMG]i?B/s(?:ec)?|B/s|[kK]\s?IOPS|IOPS|iops|ops/s|[uµμn]secs?|[uµμnm]s|msecs?|seconds|secs?|s|%)\b)?";
+
+static ARROW: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&format!(r"{NUM}{UNIT}\s*(?:->|-->|→|=>)\s*{NUM}{UNIT}")).expect("constant regex")
+});
+static FROM_TO: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&format!(
+        r"\bfrom\s+(?:~|about\s+|around\s+)?{NUM}{UNIT}\s+(?:to|down to|up to)\s+(?:~|about\s+|around\s+)?{NUM}{UNIT}"
+    ))
+    .expect("constant regex")
+});
+static BY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"\b(?:cuts?|reduces?|reduced|improves?|improved|increases?|increased|lowers?|lowered|drops?|dropped|decreases?|decreased|raises?|raised|boosts?|boosted|regress(?:es|ed)?)\s+(?:the\s+)?(?:([A-Za-z][\w.-]*(?:\s[A-Za-z][\w.-]*)?)\s+)?by\s+(?:about\s+|around\s+|~)?(\d+(?:\.\d+)?)(?:\s*(?:-|–|to)\s*(\d+(?:\.\d+)?))?\s*%",
+    )
+    .expect("constant regex")
+});
+static FACTOR: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"\b(\d+(?:\.\d+)?)\s*(?:x|×|times)\s+(faster|slower|better|worse|higher|lower|more|less|quicker)\b",
+    )
+    .expect("constant regex")
+});
+static OPTION: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?:^|\s)--?[A-Za-z][\w-]*=\S+").expect("constant regex"));
+
+/// The prose claims among the `free` lines of a block (those no table
+/// took), each one a table of its own.
+pub fn claims(block: &[Line], free: &[bool]) -> Vec<Draft> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < block.len() {
+        if !free[i] || block[i].is_blank() {
+            i += 1;
+            continue;
+        }
+        // A paragraph: its text, and where each line starts in it.
+        let mut text = String::new();
+        let mut starts = Vec::new();
+        while i < block.len() && free[i] && !block[i].is_blank() {
+            starts.push((text.len(), i));
+            text.push_str(block[i].text.trim());
+            text.push(' ');
+            i += 1;
+        }
+        // Options are blanked byte for byte, so offsets hold in both.
+        let blanked = blank_options(&text);
+        for (s_start, sentence) in sentence_spans(&text) {
+            let Some(read) = blanked.get(s_start..s_start + sentence.len()) else {
+                continue;
+            };
+            for (offset, mut d) in in_sentence(read) {
+                let at = s_start + offset;
+                let line = starts
+                    .iter()
+                    .rev()
+                    .find(|(o, _)| *o <= at)
+                    .map_or(0, |s| s.1);
+                d.start = line;
+                d.end = line + 1;
+                for r in &mut d.rows {
+                    r.line = block[line].no;
+                }
+                d.caption = Some(sentence.split_whitespace().collect::<Vec<_>>().join(" "));
+                out.push(d);
+            }
+        }
+    }
+    out
+}
+
+/// `--bs=4k` and the like, blanked so their numbers are not read.
+fn blank_options(text: &str) -> String {
+    OPTION
+        .replace_all(text, |c: &regex::Captures| " ".repeat(c[0].len()))
+        .into_owned()
+}
+
+/// Each claim in a sentence, with its byte offset.
+fn in_sentence(s: &str) -> Vec<(usize, Draft)> {
+    let mut out = Vec::new();
+    for re in [&*ARROW, &*FROM_TO] {
+        for c in re.captures_iter(s) {
+            let (Some(a), Some(b)) = (number(c.get(1)), number(c.get(3))) else {
+                continue;
+            };
+            let ua = c.get(2).and_then(|u| parse_unit(u.as_str()));
+            let ub = c.get(4).and_then(|u| parse_unit(u.as_str()));
+            let unit = match (&ua, &ub) {
+                (Some(x), Some(y)) if x.symbol != y.symbol => None,
+                (x, y) => x.clone().or(y.clone()),
+            };
+            if ua.is_none() && ub.is_none() {
+                continue;
+            }
+            let cell = |v: f64, u: Option<Unit>| Value::Number {
+                value: v,
+                unit: u,
+                spread_pct: None,
+            };
+            out.push((
+                c.get(0).map_or(0, |m| m.start()),
+                draft(&[], &["from", "to"], vec![cell(a, ua), cell(b, ub)], unit),
+            ));
+        }
+    }
+    for c in BY.captures_iter(s) {
+        let pct = parse_unit("%");
+        let cell = |m: Option<regex::Match>| {
+            m.and_then(|m| m.as_str().parse().ok())
+                .map(|v| Value::Number {
+                    value: v,
+                    unit: pct.clone(),
+                    spread_pct: None,
+                })
+        };
+        let values: Vec<Value> = [cell(c.get(2)), cell(c.get(3))]
+            .into_iter()
+            .flatten()
+            .collect();
+        let names: &[&str] = if values.len() == 2 {
+            &["change low", "change high"]
+        } else {
+            &["change"]
+        };
+        let mut d = draft(&[], names, values, pct.clone());
+        if let Some(metric) = c.get(1) {
+            d.key_columns = vec!["metric".into()];
+            d.rows[0].keys = vec![metric.as_str().to_string()];
+        }
+        out.push((c.get(0).map_or(0, |m| m.start()), d));
+    }
+    for c in FACTOR.captures_iter(s) {
+        let Some(v) = number(c.get(1)) else { continue };
+        let value = Value::Number {
+            value: v,
+            unit: None,
+            spread_pct: None,
+        };
+        let mut d = draft(&["claim"], &["factor"], vec![value], None);
+        d.rows[0].keys = vec![c[2].to_string()];
+        out.push((c.get(0).map_or(0, |m| m.start()), d));
+    }
+    out.sort_by_key(|(o, _)| *o);
+    out
+}
+
+/// A whole token that is a number: `6.12.117` and `v6` are not.
+fn number(m: Option<regex::Match>) -> Option<f64> {
+    let t = m?.as_str().trim_end_matches([',', '.']);
+    match parse_cell(t) {
+        Cell::Number {
+            value, unit: None, ..
+        } => Some(value),
+        _ => None,
+    }
+}
+
+fn draft(keys: &[&str], columns: &[&str], values: Vec<Value>, unit: Option<Unit>) -> Draft {
+    Draft {
+        kind: Some(ClaimKind::Prose),
+        key_columns: keys.iter().map(|k| k.to_string()).collect(),
+        columns: columns
+            .iter()
+            .map(|c| Column {
+                name: c.to_string(),
+                unit: None,
+            })
+            .collect(),
+        rows: vec![Row {
+            keys: keys.iter().map(|_| String::new()).collect(),
+            unit: None,
+            values,
+            line: 0,
+        }],
+        unit,
+        ..Draft::default()
+    }
+}
+
+/// Sentences with their byte offsets: a sentence ends at `.`, `!` or `?`
+/// before a space; `1.125` is no end.
+fn sentence_spans(text: &str) -> Vec<(usize, &str)> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let bytes = text.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        if matches!(b, b'.' | b'!' | b'?') && bytes.get(i + 1) == Some(&b' ') {
+            out.push((start, &text[start..=i]));
+            start = i + 1;
+        }
+    }
+    if start < text.len() && !text[start..].trim().is_empty() {
+        out.push((start, &text[start..]));
+    }
+    out.into_iter()
+        .map(|(o, s)| {
+            let lead = s.len() - s.trim_start().len();
+            (o + lead, s.trim_start())
+        })
+        .collect()
+}
+
+/// Sentences of a text, whitespace collapsed.
+pub fn sentences(text: &str) -> Vec<String> {
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    sentence_spans(&flat)
+        .into_iter()
+        .map(|(_, s)| s.trim().to_string())
+        .collect()
+}

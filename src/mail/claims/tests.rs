@@ -1,0 +1,291 @@
+//! Every layout's fixture mails, with every value, unit, key and caption.
+
+use super::*;
+use crate::mail::model::{UnitKind, Value};
+
+fn data(path: &str) -> Vec<u8> {
+    let p = format!("{}/tests/data/{path}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read(&p).unwrap_or_else(|e| panic!("{p}: {e}"))
+}
+
+fn num(v: f64) -> Value {
+    Value::Number {
+        value: v,
+        unit: None,
+        spread_pct: None,
+    }
+}
+
+#[test]
+fn dm_delay_mail_has_one_aligned_table() {
+    let tables = extract(&data("patches/dm-delay-ns-expiry.mbox")).unwrap();
+    assert_eq!(tables.len(), 1, "{tables:#?}");
+    let t = &tables[0];
+    assert_eq!(t.kind, ClaimKind::Table);
+    assert_eq!(t.quote_depth, 0);
+    assert_eq!(t.origin.message, 1);
+    assert_eq!(
+        t.origin.message_id.as_deref(),
+        Some("20261031161158.94403-1-snitzer@kernel.org")
+    );
+    assert_eq!(
+        t.origin.subject.as_deref(),
+        Some("[PATCH] dm-delay: do not round a short delay up to the next timer tick")
+    );
+    assert_eq!(
+        t.origin.author.as_deref(),
+        Some("Mike Snitzer <snitzer@kernel.org>")
+    );
+    assert_eq!(
+        t.origin.date.as_deref(),
+        Some("Sat, 31 Oct 2026 12:11:58 -0400")
+    );
+    assert_eq!(
+        t.caption.as_deref(),
+        Some(
+            "Single 4 KiB direct writes through a delay target on a memory-backed \
+             null_blk device, arm64, HZ=100, mean latency in ms (300 writes each):"
+        )
+    );
+    assert_eq!(t.key_columns, ["delay"]);
+    let names: Vec<&str> = t.columns.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["before", "after"]);
+    assert!(t.columns.iter().all(|c| c.unit.is_none()));
+    let unit = t.unit.as_ref().unwrap();
+    assert_eq!(
+        (unit.symbol.as_str(), unit.kind, unit.scale),
+        ("ms", UnitKind::Time, 1e6)
+    );
+    let rows: Vec<(Vec<String>, Vec<Value>)> = t
+        .rows
+        .iter()
+        .map(|r| (r.keys.clone(), r.values.clone()))
+        .collect();
+    let expect = [
+        ("1", 9.97, 1.16),
+        ("2", 9.97, 2.38),
+        ("5", 9.99, 5.85),
+        ("20", 20.06, 21.29),
+    ];
+    let expect: Vec<(Vec<String>, Vec<Value>)> = expect
+        .iter()
+        .map(|(k, b, a)| (vec![k.to_string()], vec![num(*b), num(*a)]))
+        .collect();
+    assert_eq!(rows, expect);
+    assert!(t.rows.iter().all(|r| r.unit.is_none()));
+    assert_eq!(t.line, 18);
+    assert_eq!(t.rows[0].line, 19);
+    assert_eq!(
+        t.theoretical_max.as_deref(),
+        Some(
+            "What remains above the requested delay is the kthread's polling interval, one eighth of the delay."
+        )
+    );
+    assert!(t.warnings.is_empty(), "{:?}", t.warnings);
+    assert!(t.conditions.is_empty());
+}
+
+/// Every field of every table, one line each, so a test that compares
+/// it asserts every value, unit, key, column, kind and caption.
+fn dump(tables: &[ClaimTable]) -> String {
+    let mut out = String::new();
+    for (n, t) in tables.iter().enumerate() {
+        let kind = serde_json::to_value(t.kind).unwrap();
+        out += &format!(
+            "#{} {} msg={} id={} depth={} line={}\n",
+            n + 1,
+            kind.as_str().unwrap(),
+            t.origin.message,
+            t.origin.message_id.as_deref().unwrap_or("-"),
+            t.quote_depth,
+            t.line
+        );
+        out += &format!("caption: {}\n", t.caption.as_deref().unwrap_or("-"));
+        out += &format!("unit: {}\n", unit(t.unit.as_ref()));
+        out += &format!("keys: {}\n", t.key_columns.join(" | "));
+        let cols: Vec<String> = t
+            .columns
+            .iter()
+            .map(|c| format!("{}[{}]", c.name, unit(c.unit.as_ref())))
+            .collect();
+        out += &format!("columns: {}\n", cols.join(" | "));
+        for r in &t.rows {
+            let values: Vec<String> = r.values.iter().map(value).collect();
+            out += &format!(
+                "row {} [{}] ({}): {}\n",
+                r.line,
+                r.keys.join(" / "),
+                unit(r.unit.as_ref()),
+                values.join(" | ")
+            );
+        }
+        for (k, v) in &t.conditions {
+            out += &format!("cond: {k}={v}\n");
+        }
+        for w in &t.warnings {
+            out += &format!("warn: {w}\n");
+        }
+        if let Some(m) = &t.theoretical_max {
+            out += &format!("max: {m}\n");
+        }
+    }
+    out
+}
+
+fn unit(u: Option<&crate::mail::model::Unit>) -> String {
+    u.map_or("-".into(), |u| format!("{}={}", u.written, u.symbol))
+}
+
+fn value(v: &Value) -> String {
+    match v {
+        Value::Number {
+            value,
+            unit: u,
+            spread_pct,
+        } => {
+            let mut s = format!("{value}");
+            if let Some(u) = u {
+                s += &format!("{{{}={}}}", u.written, u.symbol);
+            }
+            if let Some(p) = spread_pct {
+                s += &format!("±{p}%");
+            }
+            s
+        }
+        Value::NotApplicable => "n/a".into(),
+        Value::Missing => "_".into(),
+    }
+}
+
+fn mail(name: &str) -> Vec<ClaimTable> {
+    extract(&data(&format!("mails/{name}"))).unwrap()
+}
+
+/// Every fixture against its expected dump (`tests/data/mails/expected/
+/// NAME.dump`): every value, unit, key, column, kind, caption, condition
+/// and warning. LAB_BLESS=1 writes the dumps, to be read before commit.
+#[test]
+fn every_fixture_gives_its_expected_claims() {
+    let dir = format!("{}/tests/data/mails", env!("CARGO_MANIFEST_DIR"));
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n != "expected")
+        .collect();
+    names.sort();
+    assert!(names.len() >= 20, "{names:?}");
+    let mut wrong = Vec::new();
+    for n in &names {
+        let got = dump(&mail(n));
+        let path = format!("{dir}/expected/{n}.dump");
+        if std::env::var_os("LAB_BLESS").is_some() {
+            std::fs::write(&path, &got).unwrap();
+        }
+        let want = std::fs::read_to_string(&path).unwrap_or_default();
+        if got != want {
+            wrong.push(format!("{n}:\n{got}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// The one claim every negative case carries, so a test shows both what
+/// is read and that nothing else is.
+const CONTROL: &str =
+    "Latency in ms:\n\n  run   before  after\n  a     10.5    5.25\n  b     11.0    5.5\n";
+
+fn control_only(noise: &str) {
+    let text = format!("{noise}\n\n{CONTROL}\n\n{noise}\n");
+    let tables = extract_text(&text);
+    assert_eq!(tables.len(), 1, "{noise}:\n{}", dump(&tables));
+    let t = &tables[0];
+    assert_eq!(t.caption.as_deref(), Some("Latency in ms:"), "{noise}");
+    assert_eq!(t.key_columns, ["run"]);
+    assert_eq!(t.unit.as_ref().map(|u| u.symbol.as_str()), Some("ms"));
+    let rows: Vec<(String, Vec<Value>)> = t
+        .rows
+        .iter()
+        .map(|r| (r.keys.join("/"), r.values.clone()))
+        .collect();
+    assert_eq!(
+        rows,
+        vec![
+            ("a".to_string(), vec![num(10.5), num(5.25)]),
+            ("b".to_string(), vec![num(11.0), num(5.5)])
+        ],
+        "{noise}"
+    );
+}
+
+#[test]
+fn numbers_in_diffs_are_never_claims() {
+    control_only(
+        "diff --git a/f.c b/f.c\n--- a/f.c\n+++ b/f.c\n@@ -1,2 +1,2 @@\n-\tdelay = 250 -> 500 IOPS;\n+\tdelay = 10 ms;\n \tjobs  1000  2000",
+    );
+    control_only("> @@ -10,3 +10,3 @@\n>  a  1  2\n> -b  3  4\n> +b  5  6\n>  c  7  8");
+}
+
+#[test]
+fn trailers_and_signatures_are_never_claims() {
+    control_only(
+        "Tested-by: Kim Lee <kim@example.com> # 2 runs, 100 IOPS\nReviewed-by: A B <a@b.c>\nFixes: 1a2b3c4d5e6f (\"block: x\")\nCc: stable@vger.kernel.org # 6.6+",
+    );
+    let t = extract_text(&format!(
+        "{CONTROL}\n-- \nkernel 6.12, 100 MB/s -> 200 MB/s\n  jobs  x  y\n  1     2  3\n"
+    ));
+    assert_eq!(t.len(), 1, "{}", dump(&t));
+}
+
+#[test]
+fn dates_times_and_dmesg_are_never_claims() {
+    control_only("It happened at 03:14:15 on 2026-11-30, after 12:00 of uptime.");
+    control_only(
+        "[   12.345678] BUG: KASAN: use-after-free in x+0x1c/0x2a0\n[   12.345702] Read of size 8 at addr ffff888104a3c010\n[  812.004211] nvme0: 42 ms -> 21 ms",
+    );
+    control_only("On Mon, Nov 09, 2026 at 10:00:00AM +0000, Ana Sousa wrote:");
+}
+
+#[test]
+fn versions_message_ids_and_hashes_are_never_claims() {
+    control_only("Seen on 6.12.117 and for-4.10, v6 of the series; from 6.1 to 6.12 it moved.");
+    control_only("The report is <20261120111111.2222-1-someone@example.com>.");
+    control_only("Commit 1a2b3c4d5e6f (\"block: reorder flush\") and 4864671c2222f.");
+    control_only("v6: rebased on 6.13-rc1\nv5: 1.2");
+}
+
+#[test]
+fn options_and_footnotes_are_never_claims() {
+    control_only("  fio --name=t --bs=4k --numjobs=32 --iodepth=64 --runtime=300 --size=10G");
+    control_only("See [1] and [2].\n\n[1] https://lore.kernel.org/x/\n[2] https://example.org/7");
+}
+
+#[test]
+fn parameters_are_conditions_not_claims() {
+    control_only("runtime: 300s\ndisk: 1HDD\nnr_task: 1\ntest_size: 128G");
+    let t = extract_text("ramp_time: 10s\nmean latency: 5.85 ms\np99 latency: 6.40 ms\n");
+    assert_eq!(
+        dump(&t),
+        "#1 label_values msg=1 id=- depth=0 line=1\ncaption: -\nunit: ms=ms\nkeys: label\ncolumns: value[-]\n\
+         row 2 [mean latency] (-): 5.85{ms=ms}\nrow 3 [p99 latency] (-): 6.4{ms=ms}\ncond: ramp_time=10s\n"
+    );
+}
+
+#[test]
+fn never_claims_mail_has_none() {
+    let tables = mail("never-claims.eml");
+    assert!(tables.is_empty(), "{}", dump(&tables));
+}
+
+#[test]
+fn yaml_reads_back_and_json_has_a_schema_version() {
+    let tables = mail("units-mixed.eml");
+    assert_eq!(tables.len(), 2);
+    let yaml = render::render(&tables, render::Format::Yaml).unwrap();
+    let back: Vec<ClaimTable> = serde_saphyr::from_str(&yaml).unwrap();
+    assert_eq!(back, tables);
+    let json = render::render(&tables, render::Format::Json).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["schema_version"], 1);
+    let back: Vec<ClaimTable> = serde_json::from_value(v["tables"].clone()).unwrap();
+    assert_eq!(back, tables);
+}

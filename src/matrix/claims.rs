@@ -1,0 +1,623 @@
+//! Claims in a matrix: checking their definitions, and binding each
+//! claimed value of a mail's table to the cells and metric measuring it.
+//!
+//! Pure: the tables come in as [`ClaimTable`]s, already read from their
+//! mails, so `lab claims check`, `lab run` and the report bind the same
+//! way and tests need no files.
+
+use super::schema::{ClaimDef, ClaimSourceDef, CommandMetricDef, Loc, RowsDef, Scalar, Workload};
+use super::{Matrix, Plan, err_at};
+use crate::mail::{ClaimTable, Unit, UnitKind, Value};
+use anyhow::Result;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// Condition keys that need no axis: the report reads them from the
+/// kernel build and the guest.
+const CONDITION_KEYS: [&str; 3] = ["arch", "hz", "clocksource"];
+
+/// Plan-time checks of every claim: axes, variants, metrics, units,
+/// tolerance, table index and condition keys, with file:line:col.
+pub(super) fn check(m: &Matrix) -> Result<()> {
+    let path = m.path.as_path();
+    let axes = m.all_axis_names();
+    let commands = command_metrics(m);
+    for (i, c) in m.claims.iter().enumerate() {
+        let at = |loc: &Loc<String>, msg: String| err_at(path, loc, format!("claims[{i}]: {msg}"));
+        crate::util::parse_percent(&c.tolerance.value).map_err(|e| {
+            at(
+                &c.tolerance,
+                format!("tolerance '{}': {e}", c.tolerance.value),
+            )
+        })?;
+        if c.table.value == 0 {
+            return Err(err_at(
+                path,
+                &c.table,
+                format!("claims[{i}]: table counts from 1"),
+            ));
+        }
+        let anchor = &c.tolerance;
+        if let Some(v) = &c.from_variant
+            && m.variant(&v.value).is_none()
+        {
+            return Err(at(
+                v,
+                format!("from_variant '{}' is not a variant", v.value),
+            ));
+        }
+        if c.source.is_none() && c.from_variant.is_none() {
+            return Err(at(
+                anchor,
+                "no source: give source: {mail: FILE}, source: {message-id: ID} or from_variant"
+                    .into(),
+            ));
+        }
+        if let Some(ClaimSourceDef::Mail { mail }) = &c.source {
+            let f = m.path.parent().unwrap_or(Path::new(".")).join(mail);
+            if !f.is_file() {
+                return Err(at(
+                    anchor,
+                    format!("source mail {} does not exist", f.display()),
+                ));
+            }
+        }
+        let axis_ok = |a: &Loc<String>, what: &str| -> Result<()> {
+            if axes.iter().any(|x| x == &a.value) && a.value != "variant" {
+                Ok(())
+            } else {
+                Err(at(
+                    a,
+                    format!(
+                        "{what} '{}' is not an axis of the matrix ({})",
+                        a.value,
+                        axes.join(", ")
+                    ),
+                ))
+            }
+        };
+        for a in c.row_axis.iter().chain(&c.row_axes) {
+            axis_ok(a, "row axis")?;
+        }
+        if let Some(a) = &c.group_axis {
+            axis_ok(a, "group_axis")?;
+        }
+        if let Some(a) = &c.column_axis {
+            axis_ok(a, "column_axis")?;
+        }
+        let row_shapes = usize::from(c.row_axis.is_some())
+            + usize::from(!c.row_axes.is_empty())
+            + usize::from(c.rows.is_some());
+        if row_shapes != 1 {
+            return Err(at(
+                anchor,
+                "say what the rows are with exactly one of row_axis, row_axes or rows: variant|metric".into(),
+            ));
+        }
+        let rows_are = c.rows.as_ref().map(|r| r.value);
+        if c.column_axis.is_none() {
+            if rows_are == Some(RowsDef::Variant) {
+                return Err(at(
+                    anchor,
+                    "rows: variant needs column_axis: the columns are axis values".into(),
+                ));
+            }
+            if c.columns.is_empty() {
+                return Err(at(
+                    anchor,
+                    "columns is empty: map each table column to a variant, or set column_axis"
+                        .into(),
+                ));
+            }
+            for (col, v) in &c.columns {
+                if m.variant(v).is_none() {
+                    return Err(at(
+                        anchor,
+                        format!("column '{col}' maps to '{v}', which is not a variant"),
+                    ));
+                }
+            }
+        }
+        let mut metrics: Vec<&String> = Vec::new();
+        match (rows_are, &c.metric) {
+            (Some(RowsDef::Metric), _) => {
+                if c.metrics.is_empty() {
+                    return Err(at(
+                        anchor,
+                        "rows: metric needs metrics: a map from row label to metric".into(),
+                    ));
+                }
+                metrics.extend(c.metrics.values());
+            }
+            (_, Some(metric)) => metrics.push(&metric.value),
+            (_, None) => return Err(at(anchor, "no metric: say which metric is claimed".into())),
+        }
+        let metric_anchor = c.metric.as_ref().unwrap_or(anchor);
+        for name in metrics {
+            let Some(mu) = metric_unit(name, &commands) else {
+                return Err(at(
+                    metric_anchor,
+                    format!(
+                        "unknown metric '{name}': fio gives read|write|trim.lat|clat_mean|p50|p99|p99_9, .iops, .bw, .ios and cpu.usr|sys|ctx; a command workload its own"
+                    ),
+                ));
+            };
+            if let Some(u) = &c.unit {
+                let Some(cu) = parse_unit(&u.value) else {
+                    return Err(at(u, format!("unknown unit '{}'", u.value)));
+                };
+                if cu.kind != mu.kind {
+                    return Err(at(u, unit_mismatch(i + 1, &cu, name, &mu)));
+                }
+            }
+        }
+        for (k, v) in &c.conditions {
+            if !CONDITION_KEYS.contains(&k.as_str()) && !axes.contains(k) {
+                return Err(err_at(
+                    path,
+                    v,
+                    format!(
+                        "claims[{i}]: unknown condition key '{k}': use an axis ({}) or {}",
+                        axes.join(", "),
+                        CONDITION_KEYS.join(", ")
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The error for a claimed unit that cannot measure a metric.
+pub fn unit_mismatch(claim: usize, claimed: &Unit, metric: &str, metric_unit: &Unit) -> String {
+    format!(
+        "claim {claim}: its unit {} ({}) cannot measure {metric}, which is in {} ({})",
+        claimed.symbol,
+        kind_name(claimed.kind),
+        metric_unit.symbol,
+        kind_name(metric_unit.kind)
+    )
+}
+
+fn kind_name(k: UnitKind) -> &'static str {
+    match k {
+        UnitKind::Time => "a time",
+        UnitKind::Throughput => "a throughput",
+        UnitKind::Rate => "a rate",
+        UnitKind::Percent => "a percentage",
+        UnitKind::Count => "a count",
+        UnitKind::Frequency => "a frequency",
+    }
+}
+
+/// The metrics a command workload defines, with their units.
+pub fn command_metrics(m: &Matrix) -> Vec<CommandMetricDef> {
+    match &m.workload {
+        Some(Workload::Command(c)) => c.metrics.clone(),
+        _ => vec![],
+    }
+}
+
+/// The unit a metric is stored in, from its name: fio's latencies in ns,
+/// bandwidth in B/s, IOPS, counts and CPU percent; a command's metric in
+/// the unit its definition names. None for a metric lab never stores.
+pub fn metric_unit(metric: &str, commands: &[CommandMetricDef]) -> Option<Unit> {
+    if let Some(c) = commands.iter().find(|c| c.name == metric) {
+        return parse_unit(&c.unit)
+            .or_else(|| Some(unit("", c.unit.as_str(), UnitKind::Count, 1.0)));
+    }
+    let symbol = match metric {
+        "cpu.usr" | "cpu.sys" => "%",
+        "cpu.ctx" => "count",
+        _ => {
+            let (dir, what) = metric.split_once('.')?;
+            if !["read", "write", "trim", "sync"].contains(&dir) {
+                return None;
+            }
+            match what {
+                "iops" if dir != "sync" => "IOPS",
+                "bw" if dir != "sync" => "B/s",
+                "ios" if dir != "sync" => "count",
+                _ => {
+                    let (kind, stat) = what.split_once('_')?;
+                    let ok = ["lat", "clat"].contains(&kind)
+                        && ["mean", "p50", "p99", "p99_9"].contains(&stat);
+                    if !ok {
+                        return None;
+                    }
+                    "ns"
+                }
+            }
+        }
+    };
+    parse_unit(symbol)
+}
+
+fn unit(written: &str, symbol: &str, kind: UnitKind, scale: f64) -> Unit {
+    Unit {
+        written: written.to_string(),
+        symbol: symbol.to_string(),
+        kind,
+        scale,
+    }
+}
+
+/// A unit word as a matrix or a stored metric writes it, else as a
+/// mail does.
+pub fn parse_unit(s: &str) -> Option<Unit> {
+    let t = s.trim();
+    let (symbol, kind, scale) = match t {
+        "ns" | "nsec" => ("ns", UnitKind::Time, 1.0),
+        "us" | "usec" | "µs" => ("us", UnitKind::Time, 1e3),
+        "ms" | "msec" => ("ms", UnitKind::Time, 1e6),
+        "s" | "sec" => ("s", UnitKind::Time, 1e9),
+        "B/s" => ("B/s", UnitKind::Throughput, 1.0),
+        "KB/s" | "kB/s" => ("kB/s", UnitKind::Throughput, 1e3),
+        "KiB/s" => ("KiB/s", UnitKind::Throughput, 1024.0),
+        "MB/s" => ("MB/s", UnitKind::Throughput, 1e6),
+        "MiB/s" => ("MiB/s", UnitKind::Throughput, 1048576.0),
+        "GB/s" => ("GB/s", UnitKind::Throughput, 1e9),
+        "GiB/s" => ("GiB/s", UnitKind::Throughput, 1073741824.0),
+        "IOPS" | "iops" | "ops/s" => ("IOPS", UnitKind::Rate, 1.0),
+        "k IOPS" | "KIOPS" | "kIOPS" => ("k IOPS", UnitKind::Rate, 1e3),
+        "%" => ("%", UnitKind::Percent, 1.0),
+        "count" | "" => ("count", UnitKind::Count, 1.0),
+        _ => return crate::mail::claims::parse_unit(t),
+    };
+    Some(unit(t, symbol, kind, scale))
+}
+
+/// What one table value was bound to.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Target {
+    /// These cells measure it, on the binding's metric.
+    Cells(Vec<String>),
+    /// `N/A` in the mail, and no such cell in the plan: as claimed.
+    Excluded,
+    /// `N/A` in the mail, yet the plan measures these cells.
+    NotApplicable(Vec<String>),
+    /// Nothing measures it; the reason says why.
+    Unbound(String),
+    /// Its unit cannot measure the metric (MB/s against a latency): an
+    /// error in the claim, naming both units.
+    WrongUnit(String),
+}
+
+/// One claimed value and what it binds to.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Binding {
+    /// The claim's position in the matrix, from 1.
+    pub claim: usize,
+    /// The row's keys, joined: `8 / 1`.
+    pub row: String,
+    /// The names of the key columns, joined: `threads / io_poll`.
+    pub row_keys: String,
+    pub column: String,
+    /// Where the value sits in its table.
+    pub row_index: usize,
+    pub column_index: usize,
+    /// The axis values the row and column stand for, `variant` included.
+    pub axes: Vec<(String, String)>,
+    pub metric: String,
+    /// The value as written; None for `N/A`.
+    pub claimed: Option<f64>,
+    /// The claimed unit's symbol; the metric's when the mail names none.
+    pub unit: String,
+    /// Factor from the metric's stored unit to the claimed unit.
+    pub from_stored: f64,
+    pub target: Target,
+}
+
+/// The row and column of one value: what they stand for.
+#[derive(Default, Clone)]
+struct Coords {
+    axes: Vec<(String, String)>,
+    metric: Option<String>,
+}
+
+/// Every value of `table` bound to the cells of `plan` by claim `n`
+/// (from 1) of the matrix. `commands` names the units of a command
+/// workload's metrics. Never fails: a value that binds to nothing is
+/// [`Target::Unbound`] with its reason.
+pub fn bind(
+    n: usize,
+    def: &ClaimDef,
+    table: &ClaimTable,
+    plan: &Plan,
+    commands: &[CommandMetricDef],
+) -> Vec<Binding> {
+    let mut out = Vec::new();
+    let key_names = table.key_columns.join(" / ");
+    for (ri, row) in table.rows.iter().enumerate() {
+        let row_coords = row_coords(def, table, &row.keys, plan);
+        for (ci, value) in row.values.iter().enumerate() {
+            let Some(column) = table.columns.get(ci) else {
+                continue;
+            };
+            let claimed = match value {
+                Value::Number { value, .. } => Some(*value),
+                Value::NotApplicable => None,
+                Value::Missing => continue,
+            };
+            let col_coords = column_coords(def, &column.name);
+            let mut b = Binding {
+                claim: n,
+                row: row.keys.join(" / "),
+                row_keys: key_names.clone(),
+                column: column.name.clone(),
+                row_index: ri,
+                column_index: ci,
+                axes: vec![],
+                metric: String::new(),
+                claimed,
+                unit: String::new(),
+                from_stored: 1.0,
+                target: Target::Unbound(String::new()),
+            };
+            let coords = match (&row_coords, col_coords) {
+                (Err(e), _) => Err(e.clone()),
+                (_, Err(e)) => Err(e),
+                // The column is not part of the claim: not a claimed value.
+                (Ok(_), Ok(None)) => continue,
+                (Ok(r), Ok(Some(c))) => Ok(merge(r, &c)),
+            };
+            let coords = match coords {
+                Ok(c) => c,
+                Err(e) => {
+                    b.target = Target::Unbound(e);
+                    out.push(b);
+                    continue;
+                }
+            };
+            let mut axes = coords.axes;
+            if !axes.iter().any(|(a, _)| a == "variant")
+                && let Some(v) = &def.from_variant
+            {
+                axes.push(("variant".into(), v.value.clone()));
+            }
+            b.axes = axes;
+            let Some(metric) = coords
+                .metric
+                .or(def.metric.as_ref().map(|m| m.value.clone()))
+            else {
+                b.target = Target::Unbound("no metric for this row".into());
+                out.push(b);
+                continue;
+            };
+            b.metric = metric.clone();
+            match units(def, table, row, ci, &metric, commands) {
+                Ok((symbol, factor)) => {
+                    b.unit = symbol;
+                    b.from_stored = factor;
+                }
+                Err(e) => {
+                    b.target = Target::WrongUnit(format!("claim {n}: {e}"));
+                    out.push(b);
+                    continue;
+                }
+            }
+            let cells: Vec<String> = plan
+                .cells
+                .iter()
+                .filter(|c| {
+                    b.axes.iter().all(|(a, v)| {
+                        c.axes
+                            .get(a)
+                            .is_some_and(|have| same_value(&have.to_string(), v))
+                    })
+                })
+                .map(|c| c.id.clone())
+                .collect();
+            b.target = match (claimed.is_some(), cells.is_empty()) {
+                (true, false) => Target::Cells(cells),
+                (true, true) => {
+                    Target::Unbound(format!("no cell of the plan has {}", label(&b.axes)))
+                }
+                (false, true) => Target::Excluded,
+                (false, false) => Target::NotApplicable(cells),
+            };
+            out.push(b);
+        }
+    }
+    out
+}
+
+/// `a=1, b=2`.
+pub fn label(axes: &[(String, String)]) -> String {
+    axes.iter()
+        .map(|(a, v)| format!("{a}={v}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn merge(r: &Coords, c: &Coords) -> Coords {
+    let mut out = r.clone();
+    out.axes.extend(c.axes.iter().cloned());
+    if c.metric.is_some() {
+        out.metric.clone_from(&c.metric);
+    }
+    out
+}
+
+/// What a row stands for, from its keys.
+fn row_coords(
+    def: &ClaimDef,
+    table: &ClaimTable,
+    keys: &[String],
+    plan: &Plan,
+) -> Result<Coords, String> {
+    let mut out = Coords::default();
+    let mut keys: Vec<&String> = keys.iter().collect();
+    if let Some(g) = &def.group_axis {
+        if keys.is_empty() {
+            return Err("the row has no group header".into());
+        }
+        out.axes.push((g.value.clone(), keys.remove(0).clone()));
+    }
+    let last = || {
+        keys.last()
+            .map(|k| k.to_string())
+            .ok_or_else(|| "the row has no key".to_string())
+    };
+    if let Some(a) = &def.row_axis {
+        let names = if def.group_axis.is_some() {
+            &table.key_columns[1.min(table.key_columns.len())..]
+        } else {
+            &table.key_columns[..]
+        };
+        let idx = def
+            .row_column
+            .as_ref()
+            .and_then(|rc| {
+                names
+                    .iter()
+                    .position(|k| k.trim().eq_ignore_ascii_case(rc.trim()))
+            })
+            .unwrap_or(0);
+        let key = keys
+            .get(idx)
+            .ok_or_else(|| "the row has no key".to_string())?;
+        out.axes.push((a.value.clone(), key.to_string()));
+    } else if !def.row_axes.is_empty() {
+        if keys.len() != def.row_axes.len() {
+            return Err(format!(
+                "the row has {} key(s) ({}), row_axes names {}",
+                keys.len(),
+                keys.iter()
+                    .map(|k| k.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" / "),
+                def.row_axes.len()
+            ));
+        }
+        for (a, k) in def.row_axes.iter().zip(&keys) {
+            out.axes.push((a.value.clone(), k.to_string()));
+        }
+    } else {
+        match def.rows.as_ref().map(|r| r.value) {
+            Some(RowsDef::Variant) => {
+                let key = last()?;
+                let v = plan
+                    .cells
+                    .iter()
+                    .map(|c| &c.variant)
+                    .find(|v| v.eq_ignore_ascii_case(key.trim()))
+                    .ok_or_else(|| format!("row '{key}' is not a variant of the plan"))?;
+                out.axes.push(("variant".into(), v.clone()));
+            }
+            Some(RowsDef::Metric) => {
+                let key = last()?;
+                let m = def
+                    .metrics
+                    .iter()
+                    .find(|(label, _)| label.trim().eq_ignore_ascii_case(key.trim()))
+                    .map(|(_, m)| m.clone())
+                    .ok_or_else(|| format!("row '{key}' is not in the claim's metrics map"))?;
+                out.metric = Some(m);
+            }
+            None => return Err("the claim does not say what its rows are".into()),
+        }
+    }
+    Ok(out)
+}
+
+/// What a column stands for; None when the claim leaves it out.
+fn column_coords(def: &ClaimDef, name: &str) -> Result<Option<Coords>, String> {
+    let mapped = def
+        .columns
+        .iter()
+        .find(|(c, _)| c.trim().eq_ignore_ascii_case(name.trim()))
+        .map(|(_, v)| v.clone());
+    match &def.column_axis {
+        Some(a) => {
+            let value = match mapped {
+                Some(v) => v,
+                None if def.columns.is_empty() => strip_axis_name(name, &a.value),
+                None => return Ok(None),
+            };
+            Ok(Some(Coords {
+                axes: vec![(a.value.clone(), value)],
+                metric: None,
+            }))
+        }
+        None => Ok(mapped.map(|v| Coords {
+            axes: vec![("variant".into(), v)],
+            metric: None,
+        })),
+    }
+}
+
+/// `threads=8` or `8 threads` → `8`, for a column named by its value.
+fn strip_axis_name(name: &str, axis: &str) -> String {
+    let t = name.trim();
+    let t = t
+        .strip_prefix(axis)
+        .map(|r| r.trim_start_matches(['=', ' ', ':']))
+        .unwrap_or(t);
+    t.strip_suffix(axis).map(str::trim).unwrap_or(t).to_string()
+}
+
+/// The claimed unit's symbol and the factor from the metric's stored
+/// unit to it; an error when the kinds differ.
+fn units(
+    def: &ClaimDef,
+    table: &ClaimTable,
+    row: &crate::mail::Row,
+    column: usize,
+    metric: &str,
+    commands: &[CommandMetricDef],
+) -> Result<(String, f64), String> {
+    let mu = metric_unit(metric, commands).ok_or_else(|| format!("unknown metric '{metric}'"))?;
+    let declared = def.unit.as_ref().and_then(|u| parse_unit(&u.value));
+    let claimed = table.unit_of(row, column).cloned().or(declared);
+    match claimed {
+        None => Ok((mu.symbol.clone(), 1.0)),
+        Some(cu) if cu.kind == mu.kind => Ok((cu.symbol.clone(), mu.scale / cu.scale)),
+        Some(cu) => Err(format!(
+            "its unit {} ({}) cannot measure {metric}, which is in {} ({})",
+            cu.symbol,
+            kind_name(cu.kind),
+            mu.symbol,
+            kind_name(mu.kind)
+        )),
+    }
+}
+
+/// Whether an axis value and a table key are the same: as numbers when
+/// both are (`1` and `1.0`, or `8` and `8 threads`), architectures by
+/// their canonical names, other words without case.
+pub fn same_value(axis: &str, key: &str) -> bool {
+    let (a, k) = (axis.trim(), key.trim());
+    if a.eq_ignore_ascii_case(k) {
+        return true;
+    }
+    if let (Some(x), Some(y)) = (super::Arch::parse(a), super::Arch::parse(k)) {
+        return x == y;
+    }
+    let num = |s: &str| s.parse::<f64>().ok();
+    let lead = |s: &str| s.split_whitespace().next().and_then(num);
+    match (num(a), num(k)) {
+        (Some(x), Some(y)) => x == y,
+        (Some(x), None) => lead(k) == Some(x),
+        _ => false,
+    }
+}
+
+/// The text of a condition's value.
+pub fn condition_text(v: &Loc<Scalar>) -> String {
+    v.value.to_string()
+}
+
+/// A claim's source, as a person reads it.
+pub fn source_label(def: &ClaimDef) -> String {
+    match (&def.source, &def.from_variant) {
+        (Some(ClaimSourceDef::Mail { mail }), _) => mail.clone(),
+        (Some(ClaimSourceDef::MessageId { message_id }), _) => format!("<{message_id}>"),
+        (None, Some(v)) => format!("the patch mail of {}", v.value),
+        (None, None) => "no source".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,339 @@
+use super::*;
+use crate::mail::{ClaimKind, Column, Origin, Row};
+use std::path::PathBuf;
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Two variants, an nvme-poll-like matrix with three run axes.
+fn matrix(claims: &str) -> Result<Matrix> {
+    let text = format!(
+        "\
+version: 1
+name: poll
+variants:
+  - name: before
+  - name: after
+kernel_axes:
+  arch: [x86_64]
+  hz: {{100: [hz100], 1000: [hz1000]}}
+run_axes:
+  io_poll: [0, 1]
+  io_poll_delay: [-1, 0]
+  threads: [1, 8]
+workload:
+  fio: {{filename: /dev/nvme0n1, rw: randread, number_ios: 10}}
+claims:
+{claims}"
+    );
+    Matrix::parse(&repo().join("matrices/test.yaml"), &text)
+}
+
+fn err(claims: &str) -> String {
+    format!("{:#}", matrix(claims).unwrap_err())
+}
+
+fn unit(s: &str) -> Option<Unit> {
+    parse_unit(s)
+}
+
+fn num(v: f64) -> Value {
+    Value::Number {
+        value: v,
+        unit: None,
+        spread_pct: None,
+    }
+}
+
+fn table(keys: &[&str], cols: &[(&str, Option<&str>)], rows: &[(&[&str], &[Value])]) -> ClaimTable {
+    ClaimTable {
+        origin: Origin::default(),
+        kind: ClaimKind::Table,
+        quote_depth: 0,
+        line: 1,
+        caption: None,
+        key_columns: keys.iter().map(|k| k.to_string()).collect(),
+        columns: cols
+            .iter()
+            .map(|(n, u)| Column {
+                name: n.to_string(),
+                unit: u.and_then(unit),
+            })
+            .collect(),
+        rows: rows
+            .iter()
+            .map(|(k, v)| Row {
+                keys: k.iter().map(|x| x.to_string()).collect(),
+                unit: None,
+                values: v.to_vec(),
+                line: 1,
+            })
+            .collect(),
+        unit: None,
+        conditions: Default::default(),
+        theoretical_max: None,
+        warnings: vec![],
+    }
+}
+
+fn cells(b: &Binding) -> Vec<&str> {
+    match &b.target {
+        Target::Cells(c) => c.iter().map(String::as_str).collect(),
+        other => panic!("{}: {other:?}", b.row),
+    }
+}
+
+#[test]
+fn rows_keyed_by_three_axes_bind_one_cell_per_config() {
+    let m = matrix(
+        "  - source: {message-id: x@y}
+    row_axes: [io_poll, io_poll_delay, threads]
+    columns: {base: before, patched: after}
+    metric: read.iops
+    tolerance: 10%
+    conditions: {hz: 1000}
+",
+    )
+    .unwrap();
+    let t = table(
+        &["io_poll", "delay", "threads"],
+        &[("base", Some("k IOPS")), ("patched", Some("k IOPS"))],
+        &[(&["1", "-1", "8"], &[num(13.3), num(14.1)])],
+    );
+    let plan = m.plan().unwrap();
+    let b = bind(1, &m.claims[0], &t, &plan, &[]);
+    assert_eq!(b.len(), 2);
+    assert_eq!(
+        cells(&b[1]),
+        [
+            "x86_64-hz100-after:io_poll=1,io_poll_delay=-1,threads=8",
+            "x86_64-hz1000-after:io_poll=1,io_poll_delay=-1,threads=8"
+        ]
+    );
+    assert_eq!(b[1].metric, "read.iops");
+    assert_eq!(b[1].claimed, Some(14.1));
+    // Stored IOPS shown in k IOPS: divide by 1000.
+    assert_eq!(b[1].unit, "k IOPS");
+    assert_eq!(b[1].from_stored, 1e-3);
+    assert_eq!(
+        label(&b[0].axes),
+        "io_poll=1, io_poll_delay=-1, threads=8, variant=before"
+    );
+}
+
+#[test]
+fn group_headers_rows_of_variants_and_columns_of_axis_values() {
+    let m = matrix(
+        "  - source: {message-id: x@y}
+    group_axis: threads
+    rows: variant
+    column_axis: io_poll
+    columns: {classic: 0, polled: 1}
+    from_variant: after
+    metric: read.clat_p99
+    unit: us
+    tolerance: 10%
+",
+    )
+    .unwrap();
+    let t = table(
+        &["group", "kernel"],
+        &[("classic", None), ("polled", None)],
+        &[
+            (&["8 threads", "before"], &[num(120.0), num(80.0)]),
+            (&["8 threads", "after"], &[num(118.0), Value::NotApplicable]),
+        ],
+    );
+    let plan = m.plan().unwrap();
+    let b = bind(1, &m.claims[0], &t, &plan, &[]);
+    assert_eq!(b.len(), 4);
+    assert_eq!(
+        label(&b[0].axes),
+        "threads=8 threads, variant=before, io_poll=0"
+    );
+    // io_poll_delay is free: both of its values, both HZ.
+    assert_eq!(cells(&b[0]).len(), 4);
+    assert!(
+        cells(&b[0])
+            .iter()
+            .all(|c| c.contains("-before:io_poll=0,"))
+    );
+    assert_eq!(b[0].unit, "us");
+    assert_eq!(b[0].from_stored, 1e-3);
+    // A claimed N/A that the plan measures is said so, not bound.
+    assert!(
+        matches!(&b[3].target, Target::NotApplicable(c) if c.len() == 4),
+        "{:?}",
+        b[3].target
+    );
+}
+
+#[test]
+fn rows_of_metrics_convert_each_rows_unit() {
+    let m = matrix(
+        "  - source: {message-id: x@y}
+    rows: metric
+    metrics: {\"read p99 (us)\": read.clat_p99, \"bw (MB/s)\": read.bw}
+    columns: {base: before, patched: after}
+    tolerance: 10%
+",
+    )
+    .unwrap();
+    let mut t = table(
+        &["metric"],
+        &[("base", None), ("patched", None)],
+        &[
+            (&["read p99 (us)"], &[num(80.0), num(60.0)]),
+            (&["bw (MB/s)"], &[num(250.0), num(300.0)]),
+            (&["iodepth"], &[num(1.0), num(1.0)]),
+        ],
+    );
+    t.rows[0].unit = unit("us");
+    t.rows[1].unit = unit("MB/s");
+    let plan = m.plan().unwrap();
+    let b = bind(1, &m.claims[0], &t, &plan, &[]);
+    assert_eq!(b.len(), 6);
+    assert_eq!(
+        (b[0].metric.as_str(), b[0].unit.as_str()),
+        ("read.clat_p99", "us")
+    );
+    assert_eq!(
+        (b[2].metric.as_str(), b[2].unit.as_str()),
+        ("read.bw", "MB/s")
+    );
+    assert_eq!(b[2].from_stored, 1e-6);
+    assert_eq!(cells(&b[3]).len(), 16);
+    assert_eq!(
+        b[4].target,
+        Target::Unbound("row 'iodepth' is not in the claim's metrics map".into())
+    );
+}
+
+#[test]
+fn a_unit_of_another_kind_is_an_error_naming_both_units() {
+    let m = matrix(
+        "  - source: {message-id: x@y}
+    row_axis: threads
+    columns: {before: before}
+    metric: read.lat_mean
+    tolerance: 10%
+",
+    )
+    .unwrap();
+    let t = table(
+        &["threads"],
+        &[("before", Some("MB/s"))],
+        &[(&["8"], &[num(250.0)])],
+    );
+    let b = bind(1, &m.claims[0], &t, &m.plan().unwrap(), &[]);
+    assert_eq!(
+        b[0].target,
+        Target::WrongUnit(
+            "claim 1: its unit MB/s (a throughput) cannot measure read.lat_mean, which is in ns (a time)".into()
+        )
+    );
+    // Declared in the matrix, it fails at plan time, located.
+    let e = err("  - source: {message-id: x@y}
+    row_axis: threads
+    columns: {before: before}
+    metric: read.lat_mean
+    unit: MB/s
+    tolerance: 10%
+");
+    assert!(
+        e.ends_with("matrices/test.yaml:20:11: claims[0]: claim 1: its unit MB/s (a throughput) cannot measure read.lat_mean, which is in ns (a time)"),
+        "{e}"
+    );
+}
+
+#[test]
+fn values_the_plan_lacks_are_unbound_or_excluded() {
+    let m = matrix(
+        "  - from_variant: after
+    row_axis: threads
+    columns: {after: after}
+    metric: read.iops
+    tolerance: 10%
+",
+    )
+    .unwrap();
+    let t = table(
+        &["threads"],
+        &[("after", None)],
+        &[
+            (&["4"], &[num(1000.0)]),
+            (&["16"], &[Value::NotApplicable]),
+            (&["8"], &[Value::Missing]),
+        ],
+    );
+    let b = bind(1, &m.claims[0], &t, &m.plan().unwrap(), &[]);
+    assert_eq!(b.len(), 2, "a missing cell is no claim");
+    assert_eq!(
+        b[0].target,
+        Target::Unbound("no cell of the plan has threads=4, variant=after".into())
+    );
+    assert_eq!(b[1].target, Target::Excluded);
+}
+
+#[test]
+fn plan_time_errors_are_located() {
+    let cases = [
+        (
+            "  - from_variant: after\n    row_axis: threads\n    columns: {after: after}\n    metric: read.iops\n    tolerance: lots\n",
+            "test.yaml:20:16: claims[0]: tolerance 'lots': expected a percentage such as 15%",
+        ),
+        (
+            "  - from_variant: after\n    table: 0\n    row_axis: threads\n    columns: {after: after}\n    metric: read.iops\n    tolerance: 5%\n",
+            "test.yaml:17:12: claims[0]: table counts from 1",
+        ),
+        (
+            "  - from_variant: after\n    row_axis: threads\n    columns: {after: after}\n    metric: read.iopz\n    tolerance: 5%\n",
+            "test.yaml:19:13: claims[0]: unknown metric 'read.iopz'",
+        ),
+        (
+            "  - from_variant: after\n    row_axis: threads\n    columns: {after: after}\n    metric: read.iops\n    tolerance: 5%\n    conditions: {hz: 100, cpu: zen4}\n",
+            "test.yaml:21:32: claims[0]: unknown condition key 'cpu'",
+        ),
+        (
+            "  - from_variant: after\n    row_axis: thread\n    columns: {after: after}\n    metric: read.iops\n    tolerance: 5%\n",
+            "test.yaml:17:15: claims[0]: row axis 'thread' is not an axis of the matrix",
+        ),
+        (
+            "  - from_variant: after\n    row_axis: threads\n    columns: {after: later}\n    metric: read.iops\n    tolerance: 5%\n",
+            "claims[0]: column 'after' maps to 'later', which is not a variant",
+        ),
+    ];
+    for (claims, want) in cases {
+        let e = err(claims);
+        assert!(e.contains(want), "want {want}\n got {e}");
+    }
+}
+
+#[test]
+fn metric_units_follow_how_lab_stores_them() {
+    let u = |m: &str| metric_unit(m, &[]).map(|u| (u.symbol, u.kind));
+    assert_eq!(u("write.lat_mean"), Some(("ns".into(), UnitKind::Time)));
+    assert_eq!(u("read.clat_p99_9"), Some(("ns".into(), UnitKind::Time)));
+    assert_eq!(u("read.bw"), Some(("B/s".into(), UnitKind::Throughput)));
+    assert_eq!(u("trim.iops"), Some(("IOPS".into(), UnitKind::Rate)));
+    assert_eq!(u("write.ios"), Some(("count".into(), UnitKind::Count)));
+    assert_eq!(u("cpu.sys"), Some(("%".into(), UnitKind::Percent)));
+    assert_eq!(u("sync.iops"), None);
+    assert_eq!(u("write.lat_p42"), None);
+}
+
+#[test]
+fn dm_delay_claim_still_parses_the_old_way() {
+    let m = Matrix::load(&repo().join("matrices/dm-delay.yaml")).unwrap();
+    let c = &m.claims[0];
+    assert_eq!(c.from_variant.as_ref().unwrap().value, "after");
+    assert_eq!(c.row_axis.as_ref().unwrap().value, "delay");
+    assert_eq!(c.tolerance.value, "15%");
+    assert_eq!(condition_text(&c.conditions["arch"]), "arm64");
+    // It reads back from a run's manifest, where it is plain JSON.
+    let json = serde_json::to_string(c).unwrap();
+    let back: ClaimDef = serde_json::from_str(&json).unwrap();
+    assert_eq!(back.metric.unwrap().value, "write.lat_mean");
+    assert_eq!(condition_text(&back.conditions["hz"]), "100");
+}

@@ -62,6 +62,7 @@ fn run_shard(root: &Path, m: &Matrix, plan: &Plan, filter: Option<&str>, arg: &s
                 metrics: vec![Metric::new("write.lat_mean", 1e6, "ns")],
                 fio_json: None,
                 flags: vec![],
+                perf: vec![],
             })
             .unwrap();
         }

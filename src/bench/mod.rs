@@ -2,6 +2,7 @@
 //! from what fio (or a plain command) printed.
 
 pub mod fio;
+pub mod perf;
 
 use serde::{Deserialize, Serialize};
 

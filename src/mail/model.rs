@@ -140,7 +140,7 @@ pub enum Value {
 impl ClaimTable {
     /// The unit of a value: its cell's, else its row's, else its
     /// column's, else the table's.
-    pub fn unit_of(&self, row: &Row, column: usize) -> Option<&Unit> {
+    pub fn unit_of<'a>(&'a self, row: &'a Row, column: usize) -> Option<&'a Unit> {
         let cell = match row.values.get(column) {
             Some(Value::Number { unit: Some(u), .. }) => Some(u),
             _ => None,

@@ -8,6 +8,7 @@ mod arch;
 pub mod expand;
 mod filter;
 pub mod fragments;
+pub mod perf;
 pub mod schema;
 pub mod shard;
 pub mod template;
@@ -104,6 +105,10 @@ pub struct Matrix {
     pub timing: bool,
     pub claims: Vec<schema::ClaimDef>,
     pub verdict: schema::VerdictDef,
+    /// perf counters around each workload (`perf:`).
+    pub perf: Option<perf::Perf>,
+    /// Guest image extras (`image: {extras: [...]}`; `perf` when `perf:` is set).
+    pub image_extras: Vec<String>,
     /// The file's bytes, hashed into the run's identity.
     #[serde(skip)]
     pub text: String,
@@ -361,6 +366,7 @@ fn validate(path: &Path, text: &str, f: MatrixFile) -> Result<Matrix> {
         ));
     }
 
+    let (perf, image_extras) = perf::check(path, f.perf.as_ref(), f.image.as_ref())?;
     let m = Matrix {
         path: path.to_path_buf(),
         name: f.name,
@@ -382,6 +388,8 @@ fn validate(path: &Path, text: &str, f: MatrixFile) -> Result<Matrix> {
         timing: f.timing,
         claims: f.claims,
         verdict: f.verdict,
+        perf,
+        image_extras,
         text: text.to_string(),
     };
     check_claims(&m)?;

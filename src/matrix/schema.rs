@@ -48,6 +48,12 @@ pub struct MatrixFile {
     pub claims: Vec<ClaimDef>,
     #[serde(default)]
     pub verdict: VerdictDef,
+    /// perf counters around each workload (see `matrix::perf`).
+    #[serde(default)]
+    pub perf: Option<Loc<super::perf::PerfDef>>,
+    /// The guest image: `image: {extras: [perf]}`.
+    #[serde(default)]
+    pub image: Option<Loc<super::perf::ImageDef>>,
 }
 
 fn one() -> Loc<u32> {

@@ -541,6 +541,10 @@ fn assemble(
             unmet_claims: vec![],
             incomplete: vec![],
         },
+        knobs: sides
+            .iter()
+            .flat_map(|s| super::knobs::collect(s.cells))
+            .collect(),
     }
 }
 
@@ -714,10 +718,15 @@ fn cell_summary(s: &Side, e: &Entry, names: &[String], settings: &Settings) -> C
                 continue;
             }
             let why = k.reason.as_deref().unwrap_or("the kernel did not apply it");
+            let known = k
+                .known
+                .as_deref()
+                .map(|w| format!("; {w}"))
+                .unwrap_or_default();
             flags.add(
                 "knob-ignored",
                 format!(
-                    "knob {} ignored (wrote {}, reads {}): {why}",
+                    "knob {} ignored (wrote {}, reads {}): {why}{known}",
                     k.path, k.wanted, k.after
                 ),
                 None,

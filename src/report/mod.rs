@@ -17,6 +17,7 @@ pub mod claims;
 pub mod cmd;
 mod html;
 mod junit;
+pub mod knobs;
 mod numbers;
 mod plot;
 pub mod stats;
@@ -135,6 +136,9 @@ pub struct Report {
     /// What kept the lab from checking something it should have.
     pub problems: Vec<String>,
     pub outcome: Outcome,
+    /// What each kernel did with each knob write.
+    #[serde(default)]
+    pub knobs: Vec<knobs::KnobLine>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

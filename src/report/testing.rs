@@ -283,6 +283,7 @@ pub fn dm_delay(
                 ],
                 fio_json: Some(rel),
                 flags: vec![],
+                perf: vec![],
             });
         }
     }

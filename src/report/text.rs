@@ -866,6 +866,7 @@ fn context(r: &Report, tables: Vec<TableView>, claims: Vec<ClaimView>) -> miniji
         incomplete => incomplete_lines(r),
         complete => r.completeness.complete() && r.problems.is_empty(),
         outcome => outcome_line(r),
+        knobs => super::knobs::lines(&r.knobs),
         provenance => provenance,
         provenance_pairs => Serde(provenance_lines(r)),
     }
@@ -909,6 +910,9 @@ pub fn summary(r: &Report) -> String {
             out.push_str(&l);
             out.push('\n');
         }
+    }
+    for l in super::knobs::lines(&r.knobs) {
+        out.push_str(&format!("knob {l}\n"));
     }
     out.push_str(&outcome_line(r));
     out.push('\n');

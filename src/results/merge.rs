@@ -544,6 +544,7 @@ mod tests {
             metrics: vec![Metric::new("write.lat_mean", value, "ns")],
             fio_json: None,
             flags: vec![],
+            perf: vec![],
         }
     }
 

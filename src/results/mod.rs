@@ -162,6 +162,9 @@ pub struct CellRecord {
     pub fio_json: Option<String>,
     /// Conditions that make this cell's numbers suspect, in words.
     pub flags: Vec<String>,
+    /// What perf said about each event, counted or not (`perf:`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub perf: Vec<crate::bench::perf::PerfCount>,
 }
 
 /// One line of records.jsonl.

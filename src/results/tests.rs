@@ -26,6 +26,7 @@ fn cell(id: &str, rep: u32, status: CellStatus, value: f64) -> CellRecord {
         ],
         fio_json: None,
         flags: vec![],
+        perf: vec![],
     }
 }
 

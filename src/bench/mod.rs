@@ -25,6 +25,31 @@ impl Metric {
     }
 }
 
+/// Add the cell's derived metrics, each from the metrics before it and
+/// the cell's axis values. One that cannot be computed (a metric the
+/// workload did not produce, a division by zero) is flagged, not zero.
+pub fn derive(ms: &mut Vec<Metric>, cell: &crate::matrix::CellSpec, flags: &mut Vec<String>) {
+    for d in &cell.derived {
+        let Ok(e) = crate::matrix::derived::parse(&d.expr) else {
+            flags.push(format!("derived {}: '{}' does not parse", d.name, d.expr));
+            continue;
+        };
+        let get = |n: &str| -> Option<f64> {
+            if let Some(m) = ms.iter().find(|m| m.name == n) {
+                return Some(m.value);
+            }
+            if let Some(v) = cell.axes.get(n) {
+                return v.to_string().parse().ok();
+            }
+            fio::zero_when_idle(n).then_some(0.0)
+        };
+        match e.eval(&get) {
+            Ok(v) => ms.push(Metric::new(&d.name, v, &d.unit)),
+            Err(why) => flags.push(format!("derived {} = {}: {why}", d.name, d.expr)),
+        }
+    }
+}
+
 /// Metrics from a command's output: each regex's first capture group.
 pub fn command_metrics(
     def: &crate::matrix::schema::CommandDef,

@@ -34,6 +34,7 @@ fn print_text(matrix: &crate::matrix::Matrix, plan: &crate::matrix::Plan) {
         "kernel",
         "arch",
         "variant",
+        "source",
         "fragments",
         "built from",
     ]);
@@ -42,6 +43,7 @@ fn print_text(matrix: &crate::matrix::Matrix, plan: &crate::matrix::Plan) {
             k.id.clone(),
             k.arch.to_string(),
             k.variant.clone(),
+            k.source.as_ref().unwrap_or(&matrix.source).label(),
             k.fragments
                 .iter()
                 .map(|f| f.name.as_str())
@@ -63,7 +65,16 @@ fn print_text(matrix: &crate::matrix::Matrix, plan: &crate::matrix::Plan) {
         );
     }
     println!();
-    println!("{} cells:", plan.cells.len());
+    if plan.excluded.is_empty() {
+        println!("{} cells:", plan.cells.len());
+    } else {
+        println!(
+            "{} cells ({} before exclude/only, {} excluded):",
+            plan.cells.len(),
+            plan.cells_before(),
+            plan.excluded.len()
+        );
+    }
     for c in &plan.cells {
         println!("  {}", c.id);
     }

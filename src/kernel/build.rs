@@ -232,8 +232,8 @@ fn prepare<'a>(
 }
 
 /// The source one kernel builds from.
-fn source_of<'a>(matrix: &'a Matrix, _k: &'a KernelSpec) -> &'a crate::matrix::Source {
-    &matrix.source
+fn source_of<'a>(matrix: &'a Matrix, k: &'a KernelSpec) -> &'a crate::matrix::Source {
+    k.source.as_ref().unwrap_or(&matrix.source)
 }
 
 /// The kernel source, extracted on first use.

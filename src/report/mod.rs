@@ -26,6 +26,8 @@ pub mod testing;
 mod text;
 
 #[cfg(test)]
+mod excluded_tests;
+#[cfg(test)]
 mod tests;
 
 use crate::matrix::expand::AxisValues;
@@ -139,6 +141,31 @@ pub struct Report {
     /// What each kernel did with each knob write.
     #[serde(default)]
     pub knobs: Vec<knobs::KnobLine>,
+    /// Combinations the matrix excluded (`exclude:`, `only:`): shown as
+    /// `n/a`, never as missing.
+    #[serde(default)]
+    pub excluded: Vec<Excluded>,
+}
+
+impl Group {
+    /// The median of `metric` in any cell of the group (a bound is the
+    /// same for every variant).
+    pub fn any_median(&self, metric: &str) -> Option<f64> {
+        self.cells
+            .iter()
+            .flat_map(|c| c.metrics.iter())
+            .find(|m| m.metric == metric)
+            .and_then(|m| m.summary.map(|s| s.median))
+    }
+}
+
+/// An excluded combination, as a table shows it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Excluded {
+    /// Kernel and boot axes: the table it belongs to.
+    pub config: String,
+    /// Run axes: its row.
+    pub run_key: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -183,6 +210,10 @@ pub struct MetricInfo {
     pub scale: f64,
     pub lower_is_better: bool,
     pub gated: bool,
+    /// A derived bound of the same unit (`derived:`, axis values only),
+    /// shown beside the measured values.
+    #[serde(default)]
+    pub bound: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

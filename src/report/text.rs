@@ -398,7 +398,9 @@ fn comparison_tables(r: &Report, max: Option<usize>) -> Vec<TableView> {
                     col("flags", false, 0),
                 ]
             };
+            let mut starts: Vec<(usize, &Group)> = Vec::new();
             for g in &groups {
+                starts.push((rows.len(), *g));
                 let marks = notes.mark(&group_flags(g, &m.name));
                 if others.is_empty() {
                     for c in &g.cells {
@@ -463,6 +465,23 @@ fn comparison_tables(r: &Report, max: Option<usize>) -> Vec<TableView> {
                     rows.push(row);
                 }
             }
+            let mut cols = cols;
+            if let Some(b) = &m.bound {
+                // The bound beside the measured values, in their unit.
+                cols.insert(1, col(format!("bound {b}"), true, 0));
+                for (i, (start, g)) in starts.iter().enumerate() {
+                    let end = starts.get(i + 1).map_or(rows.len(), |x| x.0);
+                    for row in &mut rows[*start..end] {
+                        row.insert(1, shown(g.any_median(b), m));
+                    }
+                }
+            }
+            for e in r.excluded.iter().filter(|e| e.config == config) {
+                let mut row = vec![excluded_key(&e.run_key)];
+                row.extend((2..cols.len()).map(|_| "n/a".to_string()));
+                row.push("excluded".into());
+                rows.push(row);
+            }
             out.push(TableView {
                 heading: metric_heading(m, &config),
                 table: fit_table(&cols, &rows, max),
@@ -471,6 +490,18 @@ fn comparison_tables(r: &Report, max: Option<usize>) -> Vec<TableView> {
         }
     }
     out
+}
+
+/// `io_poll=0,io_poll_delay=10` → `0,10`, as `key_value` shows a row.
+fn excluded_key(run_key: &str) -> String {
+    if run_key.is_empty() {
+        return "-".into();
+    }
+    run_key
+        .split(',')
+        .map(|kv| kv.split_once('=').map_or(kv, |(_, v)| v))
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// A table with a class per row (better, worse, flagged) for HTML.

@@ -384,6 +384,8 @@ fn merged_plan(ms: &[Manifest]) -> Plan {
         cells,
         repetitions: ms[0].plan.repetitions,
         schedule,
+        excluded: ms[0].plan.excluded.clone(),
+        derived: ms[0].plan.derived.clone(),
     }
 }
 

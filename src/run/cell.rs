@@ -106,6 +106,7 @@ async fn body(
     rec.clocksource_after = probe::clocksource(&b.ssh).await.unwrap_or_default();
     let teardown = setup::teardown(&b.ssh, undo).await;
     rec.metrics = workload?;
+    bench::derive(&mut rec.metrics, cell, &mut rec.flags);
     if let Err(e) = teardown {
         rec.flags.push(format!(
             "teardown failed ({e:#}); later cells on this boot may not start clean"
@@ -140,7 +141,7 @@ async fn workload(
             );
             let out = out.check("fio")?;
             let json = bench::fio::parse_output(&out.stdout).context("fio output")?;
-            let mut m = bench::fio::metrics(&json)?;
+            let mut m = bench::fio::metrics(&json, !def.jobs.is_empty())?;
             m.extend(perf_counts(b, perf, rec).await?);
             Ok(m)
         }

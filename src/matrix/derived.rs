@@ -246,7 +246,7 @@ pub fn fio_metric_unit(name: &str) -> Option<&'static str> {
         return Some("ns");
     }
     if dir == "sync" {
-        return None;
+        return (what == "ios").then_some("count");
     }
     Some(match what {
         "iops" => "IOPS",

@@ -260,7 +260,7 @@ fn workload_errors_are_located_and_name_the_option() {
     assert!(e.contains("job 'reader' has no rw"), "{e}");
     let e = err_of(&WORKLOADS.replace("workload: \"{{ wl }}\"\n", ""));
     assert!(
-        e.contains("test.yaml:8:") && e.contains("workloads: add `workload:"),
+        e.contains("test.yaml:9:") && e.contains("workloads: add `workload:"),
         "{e}"
     );
     let e = err_of(&WORKLOADS.replace("\"{{ wl }}\"", "sync8k"));
@@ -370,12 +370,12 @@ fn dm_stacks_are_checked_at_plan_time() {
         e.contains("test.yaml:10:5: cell x86_64-a:delay=1,jobs=1: setup[1]: dm.device '/dev/mapper/zeros' does not exist"),
         "{e}"
     );
-    assert!(e.contains("known: /dev/mapper/zero"), "{e}");
+    assert!(e.contains("known: /dev/nullb0, /dev/mapper/zero)"), "{e}");
     let e = err_of(&DELAY.replace("{name: d,", "{name: \"d;reboot\","));
     assert!(e.contains("setup[1]: dm.name 'd;reboot'"), "{e}");
-    let e = err_of(&DELAY.replace("target: zero}", "target: flakey, device: /dev/nullb0}"));
+    let e = err_of(&DELAY.replace("target: zero}", "target: flakey, device: /dev/nullb1}"));
     assert!(
-        e.contains("setup[0]: dm.device '/dev/nullb0' does not exist"),
+        e.contains("setup[0]: dm.device '/dev/nullb1' does not exist"),
         "{e}"
     );
     let with_nullb = DELAY.replace(

@@ -70,8 +70,9 @@ impl Devices {
 /// Check one cell's rendered steps; the error names the step's index
 /// and key, and the caller adds the step's location.
 pub fn check(steps: &[SetupStep], boot: &BootSpec) -> Result<(), (usize, String)> {
+    // null_blk is built in: without parameters it makes /dev/nullb0.
     let nullb = if boot.null_blk.is_empty() {
-        0
+        1
     } else {
         boot.null_blk
             .get("nr_devices")

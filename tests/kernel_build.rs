@@ -27,7 +27,7 @@ fn small_matrix_builds_before_and_after_then_hits_the_cache() {
             .iter()
             .map(|n| lab::matrix::fragments::resolve(n, &dirs).unwrap())
             .collect();
-        kconfig::verify(&config, &frags).unwrap();
+        kconfig::verify(&config, &frags, &k.source.version).unwrap();
         assert!(
             k.source.version.starts_with("6.12."),
             "{}",

@@ -1,28 +1,32 @@
 //! fio: the job's command line, and the metrics in its JSON output.
 
 use super::Metric;
-use crate::matrix::schema::FioDef;
+use crate::matrix::schema::{FioDef, FioOptions};
 use anyhow::{Context, Result, bail};
 use serde_json::Value;
 
-/// The fio command line for a rendered job. Output is JSON, with
-/// percentiles for both completion and total latency.
+/// The fio command line for a rendered workload. Output is JSON, with
+/// percentiles for both completion and total latency. The workload's
+/// own options are global (before the first `--name`); each job of a
+/// multi-job workload is its own reporting group, so its clones
+/// (`numjobs`) fold into one entry named after the job.
 pub fn command(def: &FioDef) -> Vec<String> {
     let mut a = vec![
         "fio".to_string(),
         "--output-format=json".into(),
-        "--name=lab".into(),
-        format!("--filename={}", def.filename),
-        format!("--rw={}", def.rw),
         "--clat_percentiles=1".into(),
         "--lat_percentiles=1".into(),
         "--group_reporting".into(),
     ];
+    if let Some(f) = &def.filename {
+        a.push(format!("--filename={f}"));
+    }
     let mut opt = |k: &str, v: &Option<crate::matrix::Scalar>| {
         if let Some(v) = v {
             a.push(format!("--{k}={v}"));
         }
     };
+    opt("rw", &def.rw);
     opt("bs", &def.bs);
     opt("direct", &def.direct);
     opt("ioengine", &def.ioengine);
@@ -37,10 +41,44 @@ pub fn command(def: &FioDef) -> Vec<String> {
         a.push(format!("--runtime={r}"));
         a.push("--time_based".into());
     }
-    for (k, v) in &def.extra {
-        a.push(format!("--{k}={v}"));
+    push_options(&mut a, &def.extra);
+    if let Some(o) = &def.options {
+        push_any(&mut a, o);
+    }
+    if def.jobs.is_empty() {
+        a.push("--name=lab".into());
+    }
+    for (i, j) in def.jobs.iter().enumerate() {
+        a.push(format!("--name={}", j.name));
+        if i > 0 {
+            a.push("--new_group".into());
+        }
+        if let Some(o) = &j.options {
+            push_any(&mut a, o);
+        }
     }
     a
+}
+
+/// `--key=value`, or `--key` for a flag (an empty value).
+fn push_options(
+    a: &mut Vec<String>,
+    m: &std::collections::BTreeMap<String, crate::matrix::Scalar>,
+) {
+    for (k, v) in m {
+        match v.to_string() {
+            s if s.is_empty() => a.push(format!("--{k}")),
+            s => a.push(format!("--{k}={s}")),
+        }
+    }
+}
+
+fn push_any(a: &mut Vec<String>, o: &FioOptions) {
+    match o {
+        FioOptions::Map(m) => push_options(a, m),
+        // Planning turns lines into maps; a line here is passed as written.
+        FioOptions::Line(l) => a.extend(l.split_whitespace().map(String::from)),
+    }
 }
 
 /// fio's version string, e.g. `fio-3.33`.
@@ -56,14 +94,27 @@ pub fn parse_output(stdout: &str) -> Result<Value> {
     serde_json::from_str(&stdout[start..]).context("fio's JSON output does not parse")
 }
 
-const PERCENTILES: [(&str, &str); 3] = [
+const PERCENTILES: [(&str, &str); 5] = [
     ("50.000000", "p50"),
+    ("90.000000", "p90"),
+    ("95.000000", "p95"),
     ("99.000000", "p99"),
     ("99.900000", "p99_9"),
 ];
 
-/// Metrics per data direction that did I/O, plus CPU and context switches.
-pub fn metrics(json: &Value) -> Result<Vec<Metric>> {
+/// Bandwidth in each unit fio prints: bytes, kB (SI) and KiB (IEC) per second.
+const BANDWIDTH: [(&str, f64, &str); 5] = [
+    ("bw", 1.0, "B/s"),
+    ("bw_kb", 1e3, "kB/s"),
+    ("bw_kib", 1024.0, "KiB/s"),
+    ("bw_mb", 1e6, "MB/s"),
+    ("bw_mib", 1048576.0, "MiB/s"),
+];
+
+/// Metrics per data direction that did I/O, fsync/fdatasync latencies
+/// (`sync.`), CPU and context switches. With `per_job`, each reporting
+/// group's metrics are prefixed with its job's name: `seq4k.write.bw`.
+pub fn metrics(json: &Value, per_job: bool) -> Result<Vec<Metric>> {
     let jobs = json
         .get("jobs")
         .and_then(|j| j.as_array())
@@ -71,48 +122,73 @@ pub fn metrics(json: &Value) -> Result<Vec<Metric>> {
     if jobs.is_empty() {
         bail!("fio JSON has an empty jobs list");
     }
-    // group_reporting folds all jobs into the first.
-    let job = &jobs[0];
-    if let Some(err) = job.get("error").and_then(|e| e.as_i64())
-        && err != 0
-    {
-        bail!(
-            "fio reported error {err} for job {}",
-            job.get("jobname").and_then(|j| j.as_str()).unwrap_or("?")
-        );
-    }
     let mut out = Vec::new();
+    // group_reporting folds the jobs of a group into one entry.
+    for job in if per_job { &jobs[..] } else { &jobs[..1] } {
+        let name = job.get("jobname").and_then(|j| j.as_str()).unwrap_or("?");
+        if let Some(err) = job.get("error").and_then(|e| e.as_i64())
+            && err != 0
+        {
+            bail!("fio reported error {err} for job {name}");
+        }
+        let prefix = if per_job {
+            format!("{name}.")
+        } else {
+            String::new()
+        };
+        job_metrics(job, &prefix, &mut out);
+    }
+    if out.is_empty() {
+        bail!("fio JSON shows no I/O in any direction");
+    }
+    Ok(out)
+}
+
+fn job_metrics(job: &Value, prefix: &str, out: &mut Vec<Metric>) {
+    let start = out.len();
     for dir in ["read", "write", "trim", "sync"] {
         let Some(d) = job.get(dir) else { continue };
-        let ios = d.get("total_ios").and_then(|v| v.as_u64()).unwrap_or(0);
+        // fio 3.33 leaves sync's total_ios at 0; lat_ns.N counts the syncs.
+        let ios = if dir == "sync" {
+            d.pointer("/lat_ns/N").and_then(|v| v.as_u64()).unwrap_or(0)
+        } else {
+            d.get("total_ios").and_then(|v| v.as_u64()).unwrap_or(0)
+        };
         if ios == 0 {
             continue;
         }
+        let p = format!("{prefix}{dir}");
         for kind in ["lat", "clat"] {
             let Some(l) = d.get(format!("{kind}_ns")) else {
                 continue;
             };
             if let Some(m) = l.get("mean").and_then(|v| v.as_f64()) {
-                out.push(Metric::new(format!("{dir}.{kind}_mean"), m, "ns"));
+                out.push(Metric::new(format!("{p}.{kind}_mean"), m, "ns"));
             }
-            if let Some(p) = l.get("percentile") {
+            if let Some(pc) = l.get("percentile") {
                 for (key, name) in PERCENTILES {
-                    if let Some(v) = p.get(key).and_then(|v| v.as_f64()) {
-                        out.push(Metric::new(format!("{dir}.{kind}_{name}"), v, "ns"));
+                    if let Some(v) = pc.get(key).and_then(|v| v.as_f64()) {
+                        out.push(Metric::new(format!("{p}.{kind}_{name}"), v, "ns"));
                     }
                 }
             }
         }
         if dir == "sync" {
+            out.push(Metric::new(format!("{p}.ios"), ios as f64, "count"));
             continue;
         }
         if let Some(v) = d.get("iops").and_then(|v| v.as_f64()) {
-            out.push(Metric::new(format!("{dir}.iops"), v, "IOPS"));
+            out.push(Metric::new(format!("{p}.iops"), v, "IOPS"));
         }
         if let Some(v) = d.get("bw_bytes").and_then(|v| v.as_f64()) {
-            out.push(Metric::new(format!("{dir}.bw"), v, "B/s"));
+            for (name, div, unit) in BANDWIDTH {
+                out.push(Metric::new(format!("{p}.{name}"), v / div, unit));
+            }
         }
-        out.push(Metric::new(format!("{dir}.ios"), ios as f64, "count"));
+        out.push(Metric::new(format!("{p}.ios"), ios as f64, "count"));
+    }
+    if out.len() == start {
+        return;
     }
     for (key, name, unit) in [
         ("usr_cpu", "cpu.usr", "%"),
@@ -120,13 +196,18 @@ pub fn metrics(json: &Value) -> Result<Vec<Metric>> {
         ("ctx", "cpu.ctx", "count"),
     ] {
         if let Some(v) = job.get(key).and_then(|v| v.as_f64()) {
-            out.push(Metric::new(name, v, unit));
+            out.push(Metric::new(format!("{prefix}{name}"), v, unit));
         }
     }
-    if out.is_empty() {
-        bail!("fio JSON shows no I/O in any direction");
-    }
-    Ok(out)
+}
+
+/// A direction's throughput is 0, not unknown, when fio did no I/O in
+/// it: `read.bw + write.bw` of a write-only job is the write bandwidth.
+pub fn zero_when_idle(name: &str) -> bool {
+    let parts: Vec<&str> = name.rsplitn(3, '.').collect();
+    parts.len() >= 2
+        && ["read", "write", "trim"].contains(&parts[1])
+        && (parts[0] == "iops" || parts[0] == "ios" || parts[0].starts_with("bw"))
 }
 
 #[cfg(test)]
@@ -152,7 +233,7 @@ mod tests {
     fn parses_a_guest_run_into_nanosecond_metrics() {
         let j = captured("dm-delay-1ms-after.json");
         assert_eq!(version(&j).as_deref(), Some("fio-3.33"));
-        let m = metrics(&j).unwrap();
+        let m = metrics(&j, false).unwrap();
         assert_eq!(get(&m, "write.ios"), 300.0);
         assert_eq!(get(&m, "write.lat_mean"), 1383337.04);
         assert_eq!(get(&m, "write.clat_mean"), 1378710.86);
@@ -180,7 +261,7 @@ mod tests {
     /// fio-3.33 from a guest: polled io_uring random reads on NVMe.
     #[test]
     fn parses_a_polled_read_run() {
-        let m = metrics(&captured("nvme-randread-io_uring-hipri.json")).unwrap();
+        let m = metrics(&captured("nvme-randread-io_uring-hipri.json"), false).unwrap();
         assert_eq!(get(&m, "read.ios"), 22872.0);
         assert_eq!(get(&m, "read.lat_mean"), 122227.864507);
         assert_eq!(get(&m, "read.clat_mean"), 77307.865644);
@@ -198,30 +279,33 @@ mod tests {
         )
         .unwrap();
         let noisy = format!("fio: some warning\n{text}");
-        assert!(metrics(&parse_output(&noisy).unwrap()).is_ok());
+        assert!(metrics(&parse_output(&noisy).unwrap(), false).is_ok());
         let mut j = captured("dm-delay-1ms-after.json");
         j["jobs"][0]["error"] = serde_json::json!(5);
-        assert!(metrics(&j).unwrap_err().to_string().contains("error 5"));
+        assert!(
+            metrics(&j, false)
+                .unwrap_err()
+                .to_string()
+                .contains("error 5")
+        );
         assert!(parse_output("fio: engine io_uring not loadable").is_err());
     }
 
     #[test]
     fn the_command_line_carries_every_option_and_percentiles() {
+        let s = |v: &str| Some(crate::matrix::Scalar::Str(v.into()));
+        let i = |v: i64| Some(crate::matrix::Scalar::Int(v));
         let def = FioDef {
-            filename: "/dev/nvme0n1".into(),
-            rw: crate::matrix::Scalar::Str("randread".into()),
-            bs: Some(crate::matrix::Scalar::Str("4k".into())),
-            direct: Some(crate::matrix::Scalar::Int(1)),
-            ioengine: Some(crate::matrix::Scalar::Str("io_uring".into())),
-            iodepth: Some(crate::matrix::Scalar::Int(1)),
-            numjobs: Some(crate::matrix::Scalar::Int(8)),
-            runtime: Some(crate::matrix::Scalar::Int(3)),
-            number_ios: None,
-            size: None,
-            hipri: Some(crate::matrix::Scalar::Int(1)),
-            fsync: None,
-            fdatasync: None,
-            extra: Default::default(),
+            filename: Some("/dev/nvme0n1".into()),
+            rw: s("randread"),
+            bs: s("4k"),
+            direct: i(1),
+            ioengine: s("io_uring"),
+            iodepth: i(1),
+            numjobs: i(8),
+            runtime: i(3),
+            hipri: i(1),
+            ..Default::default()
         };
         let c = command(&def).join(" ");
         for want in [
@@ -237,5 +321,87 @@ mod tests {
         ] {
             assert!(c.contains(want), "{want} missing from {c}");
         }
+    }
+
+    /// fio-3.33 on the host: write + fdatasync; fio leaves sync's
+    /// total_ios at 0 and counts the syncs in lat_ns.N.
+    #[test]
+    fn fdatasync_latencies_and_every_bandwidth_unit() {
+        let m = metrics(&captured("host-write-fdatasync.json"), false).unwrap();
+        assert_eq!(get(&m, "sync.ios"), 199.0);
+        assert_eq!(get(&m, "sync.lat_mean"), 4672907.256281);
+        assert_eq!(get(&m, "sync.lat_p50"), 3555328.0);
+        assert_eq!(get(&m, "sync.lat_p90"), 10027008.0);
+        assert_eq!(get(&m, "sync.lat_p99"), 38535168.0);
+        assert_eq!(get(&m, "sync.lat_p99_9"), 56360960.0);
+        assert_eq!(get(&m, "write.bw"), 874279.0);
+        assert_eq!(get(&m, "write.bw_kb"), 874.279);
+        // fio's own KiB/s figure, `bw`, is 853 (rounded down).
+        assert_eq!(get(&m, "write.bw_kib").floor(), 853.0);
+        assert_eq!(get(&m, "write.bw_mib"), 874279.0 / 1048576.0);
+        assert_eq!(get(&m, "write.bw_mb"), 0.874279);
+        assert_eq!(get(&m, "cpu.sys"), 3.311966);
+        let unit = |n: &str| m.iter().find(|x| x.name == n).unwrap().unit.clone();
+        assert_eq!(unit("write.bw_kib"), "KiB/s");
+        assert_eq!(unit("sync.lat_p99"), "ns");
+        for x in &m {
+            assert_eq!(
+                crate::matrix::derived::fio_metric_unit(&x.name),
+                Some(x.unit.as_str()),
+                "{}",
+                x.name
+            );
+        }
+    }
+
+    /// fio-3.33 on the host: two jobs, each its own reporting group.
+    #[test]
+    fn per_job_metrics_carry_the_job_name() {
+        let m = metrics(&captured("host-two-jobs.json"), true).unwrap();
+        assert_eq!(get(&m, "seq4k.write.ios"), 100.0);
+        assert_eq!(get(&m, "seq4k.sync.ios"), 99.0);
+        assert_eq!(get(&m, "rand64k.write.ios"), 74.0);
+        assert_eq!(get(&m, "rand64k.read.ios"), 54.0);
+        assert_eq!(get(&m, "rand64k.cpu.usr"), 5.128205);
+        assert!(!m.iter().any(|x| x.name.starts_with("rand64k.sync")));
+        assert!(!m.iter().any(|x| x.name.starts_with("write.")));
+    }
+
+    #[test]
+    fn jobs_are_groups_after_the_global_options() {
+        let mut opts = std::collections::BTreeMap::new();
+        opts.insert(
+            "rw".to_string(),
+            crate::matrix::Scalar::Str("randrw".into()),
+        );
+        opts.insert(
+            "group_reporting".to_string(),
+            crate::matrix::Scalar::Str(String::new()),
+        );
+        let def = FioDef {
+            filename: Some("/mnt/f".into()),
+            bs: Some(crate::matrix::Scalar::Str("4k".into())),
+            jobs: vec![
+                crate::matrix::schema::FioJobDef {
+                    name: "a".into(),
+                    options: Some(FioOptions::Map(opts.clone())),
+                },
+                crate::matrix::schema::FioJobDef {
+                    name: "b".into(),
+                    options: Some(FioOptions::Map(opts)),
+                },
+            ],
+            ..Default::default()
+        };
+        let c = command(&def).join(" ");
+        assert!(
+            c.ends_with(
+                "--bs=4k --name=a --group_reporting --rw=randrw --name=b --new_group --group_reporting --rw=randrw"
+            ),
+            "{c}"
+        );
+        assert!(!c.contains("--name=lab"));
+        assert!(zero_when_idle("read.bw_mib") && zero_when_idle("a.write.iops"));
+        assert!(!zero_when_idle("read.lat_mean") && !zero_when_idle("cpu.usr"));
     }
 }

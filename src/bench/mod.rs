@@ -2,6 +2,7 @@
 //! from what fio (or a plain command) printed.
 
 pub mod fio;
+pub mod perf;
 
 use serde::{Deserialize, Serialize};
 
@@ -20,6 +21,31 @@ impl Metric {
             name: name.into(),
             value,
             unit: unit.to_string(),
+        }
+    }
+}
+
+/// Add the cell's derived metrics, each from the metrics before it and
+/// the cell's axis values. One that cannot be computed (a metric the
+/// workload did not produce, a division by zero) is flagged, not zero.
+pub fn derive(ms: &mut Vec<Metric>, cell: &crate::matrix::CellSpec, flags: &mut Vec<String>) {
+    for d in &cell.derived {
+        let Ok(e) = crate::matrix::derived::parse(&d.expr) else {
+            flags.push(format!("derived {}: '{}' does not parse", d.name, d.expr));
+            continue;
+        };
+        let get = |n: &str| -> Option<f64> {
+            if let Some(m) = ms.iter().find(|m| m.name == n) {
+                return Some(m.value);
+            }
+            if let Some(v) = cell.axes.get(n) {
+                return v.to_string().parse().ok();
+            }
+            fio::zero_when_idle(n).then_some(0.0)
+        };
+        match e.eval(&get) {
+            Ok(v) => ms.push(Metric::new(&d.name, v, &d.unit)),
+            Err(why) => flags.push(format!("derived {} = {}: {why}", d.name, d.expr)),
         }
     }
 }

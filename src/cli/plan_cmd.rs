@@ -40,6 +40,7 @@ fn print_text(matrix: &crate::matrix::Matrix, plan: &crate::matrix::Plan) -> Res
         "kernel",
         "arch",
         "variant",
+        "source",
         "fragments",
         "built from",
     ]);
@@ -48,6 +49,7 @@ fn print_text(matrix: &crate::matrix::Matrix, plan: &crate::matrix::Plan) -> Res
             k.id.clone(),
             k.arch.to_string(),
             k.variant.clone(),
+            k.source.as_ref().unwrap_or(&matrix.source).label(),
             k.fragments
                 .iter()
                 .map(|f| f.name.as_str())
@@ -72,7 +74,16 @@ fn print_text(matrix: &crate::matrix::Matrix, plan: &crate::matrix::Plan) -> Res
         )?;
     }
     crate::outln!()?;
-    crate::outln!("{} cells:", plan.cells.len())?;
+    if plan.excluded.is_empty() {
+        crate::outln!("{} cells:", plan.cells.len())?;
+    } else {
+        crate::outln!(
+            "{} cells ({} before exclude/only, {} excluded):",
+            plan.cells.len(),
+            plan.cells_before(),
+            plan.excluded.len()
+        )?;
+    }
     for c in &plan.cells {
         crate::outln!("  {}", c.id)?;
     }

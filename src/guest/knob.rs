@@ -2,19 +2,49 @@
 //!
 //! Some knobs accept any write and do nothing (in 6.12, `io_poll_delay`
 //! always reads -1; `io_poll` logs that writes are ignored). A run that
-//! says "with hybrid polling" on such a kernel reports a fiction, so
-//! every write is read back, and a knob that did not take is recorded
-//! as `ignored`, never as applied.
+//! says "with hybrid polling" on such a kernel reports a fiction.
+//!
+//! Whether a knob is honoured is decided by what the running kernel did:
+//! the value read back after the write, a probe write when the knob
+//! already had the wanted value (else a knob that stores nothing would
+//! look fine), and the kernel log lines that appeared between this
+//! knob's write and its last read-back. Log lines from an earlier knob
+//! never count against a later one. The list of known-ignored knobs only
+//! explains a verdict; it never makes one.
 
 use super::ssh::Session;
 use anyhow::{Result, bail};
 use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum KnobStatus {
-    Applied,
+    /// The kernel kept the value (and a probe value when one was needed).
+    #[serde(alias = "applied")]
+    Honoured,
+    /// The read-back differs from the write, or the kernel logged, right
+    /// after the write, that it ignores it.
     Ignored,
+    /// The knob already read the wanted value and no probe write was
+    /// possible, so nothing shows what the kernel does with it.
+    Unverified,
+}
+
+impl KnobStatus {
+    pub fn word(self) -> &'static str {
+        match self {
+            KnobStatus::Honoured => "honoured",
+            KnobStatus::Ignored => "ignored",
+            KnobStatus::Unverified => "unverified",
+        }
+    }
+}
+
+/// A second value written when the knob already had the wanted one.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct ProbeWrite {
+    pub wrote: String,
+    pub read_back: String,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -24,13 +54,22 @@ pub struct Knob {
     pub before: String,
     pub after: String,
     pub status: KnobStatus,
-    /// Why a knob counts as ignored.
+    /// What the kernel did that decided the status.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe: Option<ProbeWrite>,
+    /// Kernel log lines between this knob's write and its last read-back.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub log: Vec<String>,
+    /// Why the kernel ignores it, from what is known about the version:
+    /// given only when the kernel's own behaviour said so.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub known: Option<String>,
 }
 
 /// Knobs the kernel is known to accept and ignore, from the version
-/// where that was checked in the source.
+/// where that was checked in the source. Explanations only.
 const KNOWN_IGNORED: &[(&str, (u32, u32), &str)] = &[
     (
         "queue/io_poll_delay",
@@ -39,7 +78,7 @@ const KNOWN_IGNORED: &[(&str, (u32, u32), &str)] = &[
     ),
     (
         "queue/io_poll",
-        (6, 12),
+        (6, 1),
         "the kernel ignores writes (\"writes to the poll attribute are ignored\"); polling is set by driver parameters such as nvme.poll_queues",
     ),
 ];
@@ -70,66 +109,154 @@ pub fn shown_value(raw: &str) -> String {
     t.to_string()
 }
 
-/// Decide what a write did, from the values before and after.
+/// The probe for a knob that already reads `wanted`: another integer
+/// (-1 → 0, a boolean's other value, else n → n+1: a boolean such as
+/// 5.10's io_poll reads 2 back as 1). Only integers: a choice knob has
+/// no safe guess.
+pub fn probe_value(wanted: &str, before: &str) -> Option<String> {
+    if shown_value(before) != wanted.trim() {
+        return None;
+    }
+    let w: i64 = wanted.trim().parse().ok()?;
+    Some(
+        match w {
+            -1 => 0,
+            0 => 1,
+            1 => 0,
+            n => n + 1,
+        }
+        .to_string(),
+    )
+}
+
+/// A log line that says a write was ignored.
+fn says_ignored(line: &str) -> bool {
+    let l = line.to_ascii_lowercase();
+    l.contains("ignored") || l.contains("ignoring")
+}
+
+/// Decide what a write did, from the kernel's behaviour: the read-back,
+/// the probe write, and the log lines of this write's window only.
 pub fn judge(
     path: &str,
     wanted: &str,
     before: &str,
     after: &str,
+    probe: Option<ProbeWrite>,
     kernel: Option<(u32, u32)>,
-    kernel_log: &str,
+    log_window: &[String],
 ) -> Knob {
     let (before, after) = (shown_value(before), shown_value(after));
-    let mut reason = None;
-    if let Some(why) = known_ignored(path, kernel) {
-        reason = Some(why.to_string());
-    } else if after != wanted.trim() {
-        reason = Some(format!("wrote '{}', read back '{after}'", wanted.trim()));
-    } else if kernel_log.contains("are ignored") {
-        reason = Some("the kernel logged that the write was ignored".into());
-    }
+    let wanted = wanted.trim().to_string();
+    let (status, reason) = if after != wanted {
+        (
+            KnobStatus::Ignored,
+            Some(format!("wrote '{wanted}', read back '{after}'")),
+        )
+    } else if let Some(line) = log_window.iter().find(|l| says_ignored(l)) {
+        (
+            KnobStatus::Ignored,
+            Some(format!(
+                "the kernel logged after this write: {}",
+                line.trim()
+            )),
+        )
+    } else if let Some(p) = probe.as_ref().filter(|p| p.read_back != p.wrote) {
+        (
+            KnobStatus::Ignored,
+            Some(format!(
+                "it already read '{wanted}', and a probe write of '{}' read back '{}': the knob keeps no value",
+                p.wrote, p.read_back
+            )),
+        )
+    } else if probe.is_none() && before == wanted {
+        (
+            KnobStatus::Unverified,
+            Some(format!(
+                "it already read '{wanted}' and no probe write was possible, so nothing shows what the kernel does with it"
+            )),
+        )
+    } else {
+        (KnobStatus::Honoured, None)
+    };
+    let known = match status {
+        KnobStatus::Honoured => None,
+        _ => known_ignored(path, kernel).map(str::to_string),
+    };
     Knob {
         path: path.to_string(),
-        wanted: wanted.trim().to_string(),
+        wanted,
         before,
         after,
-        status: if reason.is_some() {
-            KnobStatus::Ignored
-        } else {
-            KnobStatus::Applied
-        },
+        status,
         reason,
+        probe,
+        log: log_window.to_vec(),
+        known,
     }
 }
 
-/// Write a knob and read it back.
+/// A mark in the kernel log unique to one write, so the log lines after
+/// it belong to that write only.
+fn log_mark() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static SEQ: AtomicU64 = AtomicU64::new(0);
+    format!(
+        "lab-knob-{}-{}",
+        std::process::id(),
+        SEQ.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+async fn read(s: &Session, q: &str, what: &str) -> Result<String> {
+    Ok(s.exec(&format!("cat {q}")).await?.check(what)?.stdout)
+}
+
+/// Write a knob, read it back (with a probe write when it already had
+/// the value), and read the kernel log of exactly this window.
 pub async fn set(s: &Session, path: &str, value: &str, kernel: Option<(u32, u32)>) -> Result<Knob> {
     let q = crate::util::shell_quote(path);
-    let before = s
-        .exec(&format!("cat {q}"))
-        .await?
-        .check(&format!("reading {path}"))?
-        .stdout;
-    let mark = "lab-knob-mark";
+    let v = crate::util::shell_quote(value);
+    let before = read(s, &q, &format!("reading {path}")).await?;
+    let mark = log_mark();
     let w = s
-        .exec(&format!(
-            "echo {mark} > /dev/kmsg; echo {} > {q}",
-            crate::util::shell_quote(value)
-        ))
+        .exec(&format!("echo {mark} > /dev/kmsg; echo {v} > {q}"))
         .await?;
     if !w.ok() {
         bail!("writing '{value}' to {path} failed: {}", w.stderr.trim());
     }
-    let after = s
-        .exec(&format!("cat {q}"))
-        .await?
-        .check(&format!("reading {path} back"))?
-        .stdout;
+    let mut after = read(s, &q, &format!("reading {path} back")).await?;
+    let mut probe = None;
+    if shown_value(&after) == value.trim()
+        && let Some(p) = probe_value(value, &before)
+    {
+        let pw = s
+            .exec(&format!("echo {} > {q}", crate::util::shell_quote(&p)))
+            .await?;
+        if pw.ok() {
+            let got = read(s, &q, &format!("reading {path} after a probe")).await?;
+            s.exec(&format!("echo {v} > {q}"))
+                .await?
+                .check(&format!("writing '{value}' to {path} after a probe"))?;
+            after = read(s, &q, &format!("reading {path} back")).await?;
+            probe = Some(ProbeWrite {
+                wrote: p,
+                read_back: shown_value(&got),
+            });
+        }
+    }
     let log = s
-        .exec(&format!("dmesg | sed -n '/{mark}/,$p' | tail -n 20"))
+        .exec(&format!(
+            "dmesg | sed -n '/{mark}/,$p' | sed 1d | tail -n 20"
+        ))
         .await?
         .stdout;
-    Ok(judge(path, value, &before, &after, kernel, &log))
+    let lines: Vec<String> = log
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(str::to_string)
+        .collect();
+    Ok(judge(path, value, &before, &after, probe, kernel, &lines))
 }
 
 /// Put a knob back as it was before the cell.
@@ -151,40 +278,140 @@ pub async fn restore(s: &Session, k: &Knob) -> Result<()> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn io_poll_delay_on_6_12_is_ignored_even_when_it_reads_back() {
-        let k = judge(
-            "/sys/block/nvme0n1/queue/io_poll_delay",
-            "-1",
-            "-1",
-            "-1",
-            Some((6, 12)),
-            "",
-        );
-        assert_eq!(k.status, KnobStatus::Ignored);
-        assert!(k.reason.unwrap().contains("always reads -1"));
-        let k = judge(
-            "/sys/block/nvme0n1/queue/io_poll_delay",
-            "10",
-            "-1",
-            "-1",
-            Some((6, 1)),
-            "",
-        );
-        assert_eq!(k.status, KnobStatus::Ignored, "read-back differs");
+    const DELAY: &str = "/sys/block/nvme0n1/queue/io_poll_delay";
+    const POLL: &str = "/sys/block/nvme0n1/queue/io_poll";
+    const POLL_LOG: &str = "[   12.3] writes to the poll attribute are ignored.";
+
+    fn probe(wrote: &str, read_back: &str) -> Option<ProbeWrite> {
+        Some(ProbeWrite {
+            wrote: wrote.into(),
+            read_back: read_back.into(),
+        })
     }
 
     #[test]
-    fn a_knob_that_reads_back_is_applied() {
+    fn io_poll_delay_on_6_1_is_honoured_for_every_value() {
+        // 6.1 stores -1, 0 and 10; -1 is its default, so it takes a probe.
+        let k = judge(DELAY, "-1", "-1", "-1", probe("0", "0"), Some((6, 1)), &[]);
+        assert_eq!(k.status, KnobStatus::Honoured, "{k:?}");
+        assert_eq!((k.reason, k.known), (None, None));
+        for v in ["0", "10"] {
+            let k = judge(DELAY, v, "-1", v, None, Some((6, 1)), &[]);
+            assert_eq!(k.status, KnobStatus::Honoured, "{v}: {k:?}");
+        }
+    }
+
+    #[test]
+    fn one_knob_is_honoured_on_6_1_and_ignored_on_6_12() {
+        let on61 = judge(DELAY, "10", "-1", "10", None, Some((6, 1)), &[]);
+        let on612 = judge(DELAY, "10", "-1", "-1", None, Some((6, 12)), &[]);
+        assert_eq!(on61.status, KnobStatus::Honoured);
+        assert_eq!(on612.status, KnobStatus::Ignored);
+        assert_eq!(on612.reason.as_deref(), Some("wrote '10', read back '-1'"));
+        assert!(on612.known.unwrap().contains("always reads -1"));
+        // -1 reads back on 6.12 too; the probe shows the knob keeps nothing.
+        let k = judge(
+            DELAY,
+            "-1",
+            "-1",
+            "-1",
+            probe("0", "-1"),
+            Some((6, 12)),
+            &[],
+        );
+        assert_eq!(k.status, KnobStatus::Ignored, "{k:?}");
+        assert!(
+            k.reason
+                .unwrap()
+                .contains("probe write of '0' read back '-1'")
+        );
+    }
+
+    #[test]
+    fn io_poll_is_honoured_on_5_10_and_ignored_on_6_1() {
+        // 5.10 stores the flag: the probe (0) reads back 0.
+        let k = judge(POLL, "1", "1", "1", probe("0", "0"), Some((5, 10)), &[]);
+        assert_eq!(k.status, KnobStatus::Honoured, "{k:?}");
+        let k = judge(POLL, "0", "1", "0", None, Some((5, 10)), &[]);
+        assert_eq!(k.status, KnobStatus::Honoured, "{k:?}");
+        // 6.1 keeps reading 1 whatever is written.
+        let k = judge(POLL, "0", "1", "1", None, Some((6, 1)), &[POLL_LOG.into()]);
+        assert_eq!(k.status, KnobStatus::Ignored);
+        assert_eq!(k.reason.as_deref(), Some("wrote '0', read back '1'"));
+        assert!(k.known.unwrap().contains("writes to the poll attribute"));
+    }
+
+    #[test]
+    fn the_list_of_known_ignored_knobs_never_decides() {
+        // A 6.12 kernel that (say, patched) keeps the value is honoured.
+        let k = judge(DELAY, "10", "-1", "10", None, Some((6, 12)), &[]);
+        assert_eq!(k.status, KnobStatus::Honoured);
+        assert_eq!(k.known, None);
+    }
+
+    #[test]
+    fn a_log_line_counts_only_in_its_own_write_s_window() {
+        // io_poll on 6.1 reads back 1 but logs that the write was ignored.
+        let poll = judge(
+            POLL,
+            "1",
+            "1",
+            "1",
+            probe("0", "1"),
+            Some((6, 1)),
+            &[POLL_LOG.to_string()],
+        );
+        assert_eq!(poll.status, KnobStatus::Ignored);
+        assert!(
+            poll.reason
+                .as_deref()
+                .unwrap()
+                .contains("logged after this write: [   12.3] writes to the poll attribute")
+        );
+        assert_eq!(poll.log, [POLL_LOG]);
+        // The delay knob written next has its own, empty window.
+        let delay = judge(DELAY, "0", "-1", "0", None, Some((6, 1)), &[]);
+        assert_eq!(delay.status, KnobStatus::Honoured);
+        // An unrelated log line in the window does not count.
+        let k = judge(
+            DELAY,
+            "0",
+            "-1",
+            "0",
+            None,
+            Some((6, 1)),
+            &["nvme nvme0: 1/0/2 default/read/poll queues".into()],
+        );
+        assert_eq!(k.status, KnobStatus::Honoured);
+    }
+
+    #[test]
+    fn a_knob_already_at_the_value_with_no_probe_is_unverified() {
+        let k = judge(
+            "/sys/block/nullb0/queue/scheduler",
+            "none",
+            "[none] mq-deadline",
+            "[none] mq-deadline",
+            None,
+            Some((6, 12)),
+            &[],
+        );
+        assert_eq!(k.status, KnobStatus::Unverified);
+        assert_eq!(k.status.word(), "unverified");
+    }
+
+    #[test]
+    fn a_knob_that_reads_back_is_honoured() {
         let k = judge(
             "/sys/block/nullb0/queue/scheduler",
             "none",
             "[mq-deadline] none",
             "[none] mq-deadline",
+            None,
             Some((6, 12)),
-            "",
+            &[],
         );
-        assert_eq!(k.status, KnobStatus::Applied);
+        assert_eq!(k.status, KnobStatus::Honoured);
         assert_eq!(
             (k.before.as_str(), k.after.as_str()),
             ("mq-deadline", "none")
@@ -192,16 +419,23 @@ mod tests {
     }
 
     #[test]
-    fn a_logged_ignore_is_ignored() {
-        let k = judge(
-            "/sys/block/x/queue/nomerges",
-            "2",
-            "0",
-            "2",
-            Some((6, 12)),
-            "writes to the poll attribute are ignored.",
-        );
-        assert_eq!(k.status, KnobStatus::Ignored);
+    fn probes_are_integers_next_to_the_wanted_value() {
+        assert_eq!(probe_value("-1", "-1\n").as_deref(), Some("0"));
+        assert_eq!(probe_value("1", "1").as_deref(), Some("0"));
+        assert_eq!(probe_value("0", "0").as_deref(), Some("1"));
+        assert_eq!(probe_value("10", "10").as_deref(), Some("11"));
+        assert_eq!(probe_value("10", "-1"), None, "the write itself shows it");
+        assert_eq!(probe_value("none", "[none] mq-deadline"), None);
+    }
+
+    #[test]
+    fn old_records_read_applied_as_honoured() {
+        let k: Knob = serde_json::from_str(
+            r#"{"path":"p","wanted":"1","before":"0","after":"1","status":"applied"}"#,
+        )
+        .unwrap();
+        assert_eq!(k.status, KnobStatus::Honoured);
+        assert_eq!(serde_json::to_value(k.status).unwrap(), "honoured");
     }
 
     #[test]

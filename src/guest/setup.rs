@@ -31,57 +31,78 @@ enum UndoAction {
 /// that removes it. Without udev, `dmsetup create` makes no
 /// /dev/mapper node, and a write to that path would land in a regular
 /// file on devtmpfs; so the node is made with `mknodes` and checked.
+/// A table's size is its lower device's (`blockdev --getsz`) unless the
+/// matrix gives `sectors`. Every value is shell-quoted; a raw table is
+/// passed as written, with no shell expansion.
 pub fn dm_commands(d: &DmDef) -> Result<(String, String)> {
     let name = &d.name;
+    let target = d.target.as_deref();
     let dev = || {
         d.device.clone().ok_or_else(|| {
-            anyhow::anyhow!(
-                "dm {name}: target {} needs a device",
-                d.target.as_deref().unwrap_or("?")
-            )
+            anyhow::anyhow!("dm {name}: target {} needs a device", target.unwrap_or("?"))
         })
     };
-    let table = match (d.target.as_deref(), &d.table) {
+    let num = |v: &Option<crate::matrix::Scalar>, or: &str| {
+        v.as_ref()
+            .map(|x| x.to_string())
+            .unwrap_or_else(|| or.to_string())
+    };
+    let body = match (target, &d.table) {
         (None, Some(t)) => t.clone(),
         (Some("delay"), None) => {
+            // <dev> <off> <delay> [<wdev> <woff> <wdelay> [<fdev> <foff> <fdelay>]]
             let dev = dev()?;
-            let r = d
-                .read_ms
-                .as_ref()
-                .map(|x| x.to_string())
-                .unwrap_or_else(|| "0".into());
-            let w = d
-                .write_ms
-                .as_ref()
-                .map(|x| x.to_string())
-                .unwrap_or_else(|| r.clone());
-            format!("0 $(blockdev --getsz {dev}) delay {dev} 0 {r} {dev} 0 {w}")
+            let r = num(&d.read_ms, "0");
+            let w = num(&d.write_ms, &r);
+            let wdev = d.write_device.clone().unwrap_or_else(|| dev.clone());
+            let mut t = format!("delay {dev} 0 {r} {wdev} 0 {w}");
+            if d.flush_device.is_some() || d.flush_ms.is_some() {
+                let fdev = d.flush_device.clone().unwrap_or_else(|| wdev.clone());
+                t.push_str(&format!(" {fdev} 0 {}", num(&d.flush_ms, &w)));
+            }
+            t
         }
-        (Some("linear"), None) => {
-            let dev = dev()?;
-            format!("0 $(blockdev --getsz {dev}) linear {dev} 0")
-        }
-        (Some("zero"), None) => {
-            let s = d
-                .sectors
-                .as_ref()
-                .map(|x| x.to_string())
-                .unwrap_or_else(|| "2097152".into());
-            format!("0 {s} zero")
-        }
+        (Some("linear"), None) => format!("linear {} 0", dev()?),
+        (Some("flakey"), None) => format!(
+            "flakey {} 0 {} {}",
+            dev()?,
+            num(&d.up_s, "0"),
+            num(&d.down_s, "0")
+        ),
+        (Some(t @ ("zero" | "error")), None) => t.to_string(),
         (Some(t), None) => {
-            bail!("dm {name}: unknown target '{t}' (delay, linear, zero, or give a raw table)")
+            bail!(
+                "dm {name}: unknown target '{t}' (delay, linear, zero, error, flakey, or give a raw table)"
+            )
         }
         (Some(_), Some(_)) => bail!("dm {name}: give either target or table, not both"),
         (None, None) => bail!("dm {name}: needs a target or a table"),
     };
+    let (qn, node) = (q(name), q(&format!("/dev/mapper/{name}")));
+    let table = match (&d.table, &d.sectors, &d.device) {
+        (Some(_), _, _) => q(&body),
+        (None, Some(s), _) => q(&format!("0 {s} {body}")),
+        (None, None, Some(dev)) => {
+            format!(
+                "\"0 $(blockdev --getsz {})\"{}",
+                q(dev),
+                q(&format!(" {body}"))
+            )
+        }
+        (None, None, None) => q(&format!("0 2097152 {body}")),
+    };
     let create = format!(
-        "export DM_DISABLE_UDEV=1; dmsetup create {name} --table \"{table}\" && dmsetup mknodes {name} && test -b /dev/mapper/{name}"
+        "export DM_DISABLE_UDEV=1; dmsetup create {qn} --table {table} && dmsetup mknodes {qn} && test -b {node}"
     );
     Ok((
         create,
-        format!("export DM_DISABLE_UDEV=1; dmsetup remove {name}"),
+        format!("export DM_DISABLE_UDEV=1; dmsetup remove {qn}"),
     ))
+}
+
+/// The one quoting helper for commands built here.
+fn q(s: &str) -> String {
+    crate::util::shell_quote(s)
 }
 
 fn describe(step: &SetupStep) -> String {
@@ -94,6 +115,33 @@ fn describe(step: &SetupStep) -> String {
         SetupStep::Mount(m) => format!("mount {} {}", m.device, m.dir),
         SetupStep::Shell(s) => format!("shell {}", s.run),
     }
+}
+
+/// `mkfs.<fs> [-f] <options…> <device>`; each option word is quoted.
+pub fn mkfs_command(m: &crate::matrix::schema::MkfsDef) -> String {
+    let mut a = vec![q(&format!("mkfs.{}", m.fs))];
+    if m.fs == "xfs" {
+        a.push("-f".into());
+    }
+    a.extend(m.options.split_whitespace().map(q));
+    a.push(q(&m.device));
+    a.join(" ")
+}
+
+/// The mount command and the umount that undoes it.
+pub fn mount_commands(m: &crate::matrix::schema::MountDef) -> (String, String) {
+    let mut a = vec!["mount".to_string()];
+    if let Some(f) = &m.fs {
+        a.extend(["-t".into(), q(f)]);
+    }
+    if !m.options.is_empty() {
+        a.extend(["-o".into(), q(&m.options)]);
+    }
+    a.extend([q(&m.device), q(&m.dir)]);
+    (
+        format!("mkdir -p {} && {}", q(&m.dir), a.join(" ")),
+        format!("umount {}", q(&m.dir)),
+    )
 }
 
 /// Run the steps in order. On failure, what was done so far is undone
@@ -174,39 +222,32 @@ async fn apply_one(
         }
         SetupStep::NullBlk(n) => {
             let dir = format!("/sys/kernel/config/nullb/{}", n.name);
-            let mut cmd = format!("mkdir {dir}");
+            let mut cmd = format!("mkdir {}", q(&dir));
             for (k, v) in &n.attrs {
-                cmd.push_str(&format!(" && echo {v} > {dir}/{k}"));
+                cmd.push_str(&format!(
+                    " && echo {} > {}",
+                    q(&v.to_string()),
+                    q(&format!("{dir}/{k}"))
+                ));
             }
-            cmd.push_str(&format!(" && echo 1 > {dir}/power"));
+            cmd.push_str(&format!(" && echo 1 > {}", q(&format!("{dir}/power"))));
             let secs = shell(s, &cmd, &what).await?;
             undo.0.push(UndoAction::Shell(format!(
-                "echo 0 > {dir}/power; rmdir {dir}"
+                "echo 0 > {}; rmdir {}",
+                q(&format!("{dir}/power")),
+                q(&dir)
             )));
             rec(cmd, secs, None)
         }
         SetupStep::Mkfs(m) => {
-            let force = if m.fs == "xfs" { "-f " } else { "" };
-            let cmd = format!("mkfs.{} {force}{} {}", m.fs, m.options, m.device);
+            let cmd = mkfs_command(m);
             let secs = shell(s, &cmd, &what).await?;
             rec(cmd, secs, None)
         }
         SetupStep::Mount(m) => {
-            let fs =
-                m.fs.as_ref()
-                    .map(|f| format!("-t {f} "))
-                    .unwrap_or_default();
-            let opts = if m.options.is_empty() {
-                String::new()
-            } else {
-                format!("-o {} ", m.options)
-            };
-            let cmd = format!(
-                "mkdir -p {} && mount {fs}{opts}{} {}",
-                m.dir, m.device, m.dir
-            );
+            let (cmd, umount) = mount_commands(m);
             let secs = shell(s, &cmd, &what).await?;
-            undo.0.push(UndoAction::Shell(format!("umount {}", m.dir)));
+            undo.0.push(UndoAction::Shell(umount));
             rec(cmd, secs, None)
         }
         SetupStep::Shell(sh) => {
@@ -251,15 +292,17 @@ mod tests {
             device: Some("/dev/nullb0".into()),
             read_ms: Some(Scalar::Int(1)),
             write_ms: Some(Scalar::Int(5)),
-            sectors: None,
-            table: None,
+            ..Default::default()
         }
     }
 
     #[test]
     fn delay_tables_carry_separate_read_and_write_delays_and_make_the_node() {
         let (c, r) = dm_commands(&dm(Some("delay"))).unwrap();
-        assert!(c.contains("delay /dev/nullb0 0 1 /dev/nullb0 0 5"), "{c}");
+        assert!(
+            c.contains("--table \"0 $(blockdev --getsz /dev/nullb0)\"' delay /dev/nullb0 0 1 /dev/nullb0 0 5'"),
+            "{c}"
+        );
         assert!(
             c.contains("DM_DISABLE_UDEV=1")
                 && c.contains("dmsetup mknodes delayed")
@@ -270,27 +313,53 @@ mod tests {
     }
 
     #[test]
-    fn zero_linear_raw_and_bad_tables() {
+    fn delay_with_its_own_write_and_flush_devices() {
+        let mut d = dm(Some("delay"));
+        d.write_device = Some("/dev/mapper/zero".into());
+        d.flush_device = Some("/dev/nullb1".into());
+        d.flush_ms = Some(Scalar::Int(7));
+        d.sectors = Some(Scalar::Int(2048));
+        let (c, _) = dm_commands(&d).unwrap();
         assert!(
-            dm_commands(&dm(Some("zero")))
+            c.contains(
+                "--table '0 2048 delay /dev/nullb0 0 1 /dev/mapper/zero 0 5 /dev/nullb1 0 7'"
+            ),
+            "{c}"
+        );
+        assert!(!c.contains("blockdev"), "{c}");
+    }
+
+    #[test]
+    fn zero_error_flakey_linear_raw_and_bad_tables() {
+        let mut z = dm(Some("zero"));
+        z.device = None;
+        assert!(
+            dm_commands(&z)
                 .unwrap()
                 .0
-                .contains("\"0 2097152 zero\"")
+                .contains("--table '0 2097152 zero'")
+        );
+        let mut e = dm(Some("error"));
+        e.sectors = Some(Scalar::Int(8));
+        assert!(dm_commands(&e).unwrap().0.contains("--table '0 8 error'"));
+        let mut f = dm(Some("flakey"));
+        f.up_s = Some(Scalar::Int(5));
+        f.down_s = Some(Scalar::Int(1));
+        assert!(
+            dm_commands(&f)
+                .unwrap()
+                .0
+                .contains("' flakey /dev/nullb0 0 5 1'")
         );
         assert!(
             dm_commands(&dm(Some("linear")))
                 .unwrap()
                 .0
-                .contains("linear /dev/nullb0 0")
+                .contains("' linear /dev/nullb0 0'")
         );
         let mut raw = dm(None);
         raw.table = Some("0 8 zero".into());
-        assert!(
-            dm_commands(&raw)
-                .unwrap()
-                .0
-                .contains("--table \"0 8 zero\"")
-        );
+        assert!(dm_commands(&raw).unwrap().0.contains("--table '0 8 zero'"));
         assert!(
             dm_commands(&dm(Some("mirror")))
                 .unwrap_err()
@@ -298,5 +367,36 @@ mod tests {
                 .contains("unknown target 'mirror'")
         );
         assert!(dm_commands(&dm(None)).is_err());
+    }
+
+    #[test]
+    fn names_and_arguments_are_quoted() {
+        let mut d = dm(Some("linear"));
+        d.name = "a b;reboot".into();
+        let (c, r) = dm_commands(&d).unwrap();
+        assert!(c.contains("dmsetup create 'a b;reboot' --table"), "{c}");
+        assert!(c.contains("test -b '/dev/mapper/a b;reboot'"), "{c}");
+        assert!(r.ends_with("dmsetup remove 'a b;reboot'"), "{r}");
+        let m = crate::matrix::schema::MkfsDef {
+            fs: "xfs".into(),
+            device: "/dev/mapper/d".into(),
+            options: "-m crc=1 -L it's".into(),
+        };
+        assert_eq!(
+            mkfs_command(&m),
+            "mkfs.xfs -f -m crc=1 -L 'it'\\''s' /dev/mapper/d"
+        );
+        let mt = crate::matrix::schema::MountDef {
+            device: "/dev/mapper/d".into(),
+            dir: "/mnt/x y".into(),
+            fs: Some("xfs".into()),
+            options: "noatime,logbsize=256k".into(),
+        };
+        let (c, u) = mount_commands(&mt);
+        assert_eq!(
+            c,
+            "mkdir -p '/mnt/x y' && mount -t xfs -o noatime,logbsize=256k /dev/mapper/d '/mnt/x y'"
+        );
+        assert_eq!(u, "umount '/mnt/x y'");
     }
 }

@@ -49,6 +49,11 @@ pub struct Item {
 pub const KERNEL_SOURCE: &str = "/usr/src/linux-source-6.12.tar.xz";
 pub const KERNEL_SOURCE_PACKAGE: &str = "linux-source-6.12";
 
+/// The other Debian 12 kernel source the repository's matrices and tests
+/// use (`debian-6.1`: matrices/dm-delay-versions.yaml, hybrid-poll.yaml).
+pub const KERNEL_SOURCE_6_1: &str = "/usr/src/linux-source-6.1.tar.xz";
+pub const KERNEL_SOURCE_6_1_PACKAGE: &str = "linux-source-6.1";
+
 /// Below this much free space at the cache, warn.
 pub const DISK_WARN: u64 = 10 << 30;
 /// Below this, a kernel build fails: a required item is missing.
@@ -119,6 +124,21 @@ pub fn items_for(host: Option<Arch>) -> Vec<Item> {
             &[KERNEL_SOURCE],
             KERNEL_SOURCE_PACKAGE,
             "the kernel source",
+        ),
+        Item {
+            name: KERNEL_SOURCE_6_1.into(),
+            what: What::File(vec![PathBuf::from(KERNEL_SOURCE_6_1)]),
+            package: KERNEL_SOURCE_6_1_PACKAGE,
+            need: Tests,
+            note: "debian-6.1, for the version matrices and their tests",
+        },
+        // debian-5.10 is Debian 11's: lab fetches it at build time with a
+        // private apt configuration and unpacks the .deb with dpkg-deb.
+        program(
+            "dpkg-deb",
+            "dpkg",
+            Tests,
+            "unpacks debian-5.10, which lab build fetches from Debian 11 (bullseye)",
         ),
         program("git", "git", Required, ""),
         program("patch", "patch", Required, ""),
@@ -543,9 +563,12 @@ pub fn apt_install(packages: &[&str]) -> Result<()> {
 /// Where the kernel source package comes from, when it is among those
 /// that failed: Debian 12 ships it in bookworm-security only.
 pub fn source_hint(packages: &[&str]) -> String {
-    if packages.contains(&KERNEL_SOURCE_PACKAGE) {
+    if let Some(p) = packages
+        .iter()
+        .find(|p| **p == KERNEL_SOURCE_PACKAGE || **p == KERNEL_SOURCE_6_1_PACKAGE)
+    {
         format!(
-            "; note: Debian 12 has {KERNEL_SOURCE_PACKAGE} in bookworm-security, so apt's sources \
+            "; note: Debian 12 has {p} in bookworm-security, so apt's sources \
              (/etc/apt/sources.list.d/) must list http://deb.debian.org/debian-security bookworm-security main"
         )
     } else {
@@ -641,6 +664,7 @@ mod tests {
                 "xz",
                 "dropbearkey",
                 KERNEL_SOURCE,
+                KERNEL_SOURCE_6_1,
             ]),
             &facts(50 << 30),
         );
@@ -653,8 +677,16 @@ mod tests {
                 "kmod",
                 "xz-utils",
                 KERNEL_SOURCE_PACKAGE,
+                KERNEL_SOURCE_6_1_PACKAGE,
                 "dropbear-bin"
             ]
+        );
+        let out = check(&items, &without(&[KERNEL_SOURCE_6_1]), &facts(50 << 30)).render();
+        assert!(
+            out.contains(
+                "MISSING /usr/src/linux-source-6.1.tar.xz install: linux-source-6.1 (debian-6.1,"
+            ),
+            "{out}"
         );
         // One of libelf.h and gelf.h is enough.
         let r = check(
@@ -753,6 +785,8 @@ mod tests {
             "zstd",
             "mmdebstrap",
             "linux-source-6.12",
+            "linux-source-6.1",
+            "dpkg",
             "git",
             "patch",
             "dropbear-bin",

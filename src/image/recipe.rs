@@ -225,6 +225,15 @@ mod tests {
     }
 
     #[test]
+    fn matrices_know_the_built_in_extras() {
+        let r = default_recipe();
+        let keys: Vec<&str> = r.extras.keys().map(String::as_str).collect();
+        assert_eq!(keys, crate::matrix::perf::KNOWN_EXTRAS);
+        // Debian 12's linux-perf ships the binary itself as /usr/bin/perf.
+        assert_eq!(r.extras["perf"].keep, ["usr/bin/perf"]);
+    }
+
+    #[test]
     fn extras_add_packages_and_binaries_once() {
         let r = default_recipe();
         let p = r.with_extras(&["perf", "perf"]).unwrap();

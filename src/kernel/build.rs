@@ -131,27 +131,10 @@ pub fn build_all(
 ) -> (Vec<KernelBuild>, Vec<(String, anyhow::Error)>) {
     let mut done: Vec<KernelBuild> = Vec::new();
     let mut failed = Vec::new();
-    // The tarball is only hashed here; it is extracted the first time a
-    // kernel is not in the cache, so a run of cache hits never pays for it.
-    let src = match source::identify(&matrix.source) {
-        Ok(id) => LazySource {
-            id,
-            tree: std::cell::OnceCell::new(),
-            cache,
-            source: &matrix.source,
-            events,
-        },
-        Err(e) => {
-            let msg = format!("{e:#}");
-            return (
-                done,
-                kernels
-                    .iter()
-                    .map(|k| (k.id.clone(), anyhow::anyhow!("{msg}")))
-                    .collect(),
-            );
-        }
-    };
+    // Each source is identified once (a Debian source of another release
+    // is fetched then), and extracted only the first time one of its
+    // kernels is not in the cache, so a run of cache hits never pays for it.
+    let mut sources: Vec<(&crate::matrix::Source, Result<LazySource>)> = Vec::new();
     for k in kernels {
         if crate::interrupt::interrupted() {
             failed.push((
@@ -160,7 +143,30 @@ pub fn build_all(
             ));
             continue;
         }
-        match build_one(cache, matrix, &src, k, opts, events) {
+        let want = source_of(matrix, k);
+        let i = match sources.iter().position(|(s, _)| *s == want) {
+            Some(i) => i,
+            None => {
+                let lazy = source::identify(cache, want, events).map(|id| LazySource {
+                    id,
+                    tree: std::cell::OnceCell::new(),
+                    cache,
+                    source: want,
+                    events,
+                });
+                sources.push((want, lazy));
+                sources.len() - 1
+            }
+        };
+        let src = match &sources[i].1 {
+            Ok(l) => l,
+            Err(e) => {
+                events.finished(&k.id, false, false, 0.0, format!("{e:#}"));
+                failed.push((k.id.clone(), anyhow::anyhow!("{e:#}")));
+                continue;
+            }
+        };
+        match build_one(cache, matrix, src, k, opts, events) {
             Ok(b) => done.push(b),
             Err(e) => {
                 events.finished(&k.id, false, false, 0.0, format!("{e:#}"));
@@ -223,6 +229,11 @@ fn prepare<'a>(
         prekey: kb.finish(),
         rootkey,
     })
+}
+
+/// The source one kernel builds from.
+fn source_of<'a>(matrix: &'a Matrix, k: &'a KernelSpec) -> &'a crate::matrix::Source {
+    k.source.as_ref().unwrap_or(&matrix.source)
 }
 
 /// The kernel source, extracted on first use.
@@ -291,7 +302,14 @@ fn build_one(
         cross: p.cross,
         jobs: opts.jobs,
     };
-    let config = configure(&make, &matrix.base, &k.fragments, events, &k.id)?;
+    let config = configure(
+        &make,
+        &matrix.base,
+        &k.fragments,
+        &src.id.version,
+        events,
+        &k.id,
+    )?;
     let config_hash = crate::util::hash_bytes(config.as_bytes());
     let key = KeyBuilder::new("kernel")
         .field("format", FORMAT)
@@ -797,6 +815,7 @@ fn configure(
     make: &Make,
     base: &BaseConfig,
     fragments: &[Fragment],
+    version: &str,
     events: &Events,
     id: &str,
 ) -> Result<String> {
@@ -810,11 +829,12 @@ fn configure(
         }
     }
     let base_text = std::fs::read_to_string(&cfg)?;
-    let merged = kconfig::merge(&base_text, fragments)?;
+    let merged = kconfig::merge(&base_text, fragments, version)?;
     crate::util::atomic_write(&cfg, merged.as_bytes())?;
     make.quick("olddefconfig")?;
     let fin = std::fs::read_to_string(&cfg)?;
-    kconfig::verify(&fin, fragments).with_context(|| format!("kernel {id}"))?;
+    kconfig::verify(&fin, fragments, version)
+        .with_context(|| format!("kernel {id} (linux {version})"))?;
     events.phase(id, "config verified");
     Ok(fin)
 }

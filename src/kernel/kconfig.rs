@@ -4,6 +4,18 @@
 //! met. A lab kernel without, say, CONFIG_SYSVIPC boots fine and then
 //! fio dies in the guest; so after the merge every option a fragment
 //! asked for is checked against the final .config.
+//!
+//! An option that exists only in some kernel versions carries a
+//! condition on the comment line right before it, so verification stays
+//! strict everywhere else:
+//!
+//! ```text
+//! # lab: since 6.1      (the option exists from 6.1 on)
+//! # lab: before 6.1     (the option exists only before 6.1)
+//! ```
+//!
+//! On a version outside the range the option is neither merged nor
+//! verified.
 
 use crate::matrix::Fragment;
 use anyhow::{Result, bail};
@@ -17,24 +29,82 @@ pub struct Setting {
     pub value: String,
     /// `origin:line`, for error messages.
     pub at: String,
+    /// The kernel versions the option exists in, from `# lab:` lines.
+    pub versions: Versions,
+}
+
+/// A `(major, minor)` kernel version, e.g. `(6, 1)`.
+pub type Version = (u32, u32);
+
+/// Where an option exists: `since <= v < before`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Versions {
+    pub since: Option<Version>,
+    pub before: Option<Version>,
+}
+
+impl Versions {
+    /// Whether the option exists in `v`; an unknown version (an empty
+    /// string from a tree without a Makefile version) keeps every option.
+    pub fn contains(&self, v: Option<Version>) -> bool {
+        let Some(v) = v else { return true };
+        self.since.is_none_or(|s| v >= s) && self.before.is_none_or(|b| v < b)
+    }
+}
+
+/// `6.1.192` or `6.12` → `(6, 1)` / `(6, 12)`.
+pub fn parse_version(s: &str) -> Option<Version> {
+    let mut it = s.split('.');
+    let major = it.next()?.trim().parse().ok()?;
+    let minor = it.next()?.trim().parse().ok()?;
+    Some((major, minor))
+}
+
+/// A `# lab: since X.Y` or `# lab: before X.Y` line, folded into `v`.
+fn version_line(rest: &str, at: &str, raw: &str, v: &mut Versions) -> Result<()> {
+    let words: Vec<&str> = rest.split_whitespace().collect();
+    let ver = match words.as_slice() {
+        [_, ver] => parse_version(ver),
+        _ => None,
+    };
+    match (words.first().copied(), ver) {
+        (Some("since"), Some(x)) => v.since = Some(x),
+        (Some("before"), Some(x)) => v.before = Some(x),
+        _ => bail!(
+            "{at}: bad lab condition '{raw}': expected '# lab: since X.Y' or '# lab: before X.Y'"
+        ),
+    }
+    Ok(())
 }
 
 pub fn parse_fragment(f: &Fragment) -> Result<Vec<Setting>> {
     let mut out = Vec::new();
+    // Conditions from `# lab:` lines, waiting for the option they govern.
+    let mut pending: Option<(Versions, String)> = None;
     for (i, raw) in f.text.lines().enumerate() {
         let at = format!("{}:{}", f.origin, i + 1);
         let line = raw.trim();
         if line.is_empty() {
             continue;
         }
+        if let Some(rest) = line.strip_prefix("# lab:") {
+            let (mut v, _) = pending.take().unwrap_or_default();
+            version_line(rest, &at, raw, &mut v)?;
+            pending = Some((v, at));
+            continue;
+        }
+        let mut push = |name: &str, value: &str, at: String| {
+            out.push(Setting {
+                name: name.to_string(),
+                value: value.to_string(),
+                at,
+                versions: pending.take().map(|p| p.0).unwrap_or_default(),
+            })
+        };
         if let Some(rest) = line.strip_prefix("# ") {
             if let Some(name) = rest.strip_suffix(" is not set") {
                 check_name(name, &at, raw)?;
-                out.push(Setting {
-                    name: name.to_string(),
-                    value: "n".into(),
-                    at,
-                });
+                push(name, "n", at);
             }
             continue;
         }
@@ -52,11 +122,10 @@ pub fn parse_fragment(f: &Fragment) -> Result<Vec<Setting>> {
         {
             bail!("{at}: bad value in '{raw}': expected y, m, n, a number or a quoted string");
         }
-        out.push(Setting {
-            name: name.to_string(),
-            value: value.to_string(),
-            at,
-        });
+        push(name, value, at);
+    }
+    if let Some((_, at)) = pending {
+        bail!("{at}: a '# lab:' condition with no option line after it");
     }
     Ok(out)
 }
@@ -91,11 +160,17 @@ pub fn parse_config(text: &str) -> BTreeMap<String, String> {
     m
 }
 
-/// The settings that win: the last fragment to name an option decides it.
-pub fn requested(fragments: &[Fragment]) -> Result<Vec<Setting>> {
+/// The settings that win for kernel `version` (`6.1.192`): the last
+/// fragment to name an option decides it; an option the version lacks
+/// (by its `# lab:` condition) is left out.
+pub fn requested(fragments: &[Fragment], version: &str) -> Result<Vec<Setting>> {
+    let v = parse_version(version);
     let mut out: Vec<Setting> = Vec::new();
     for f in fragments {
         for s in parse_fragment(f)? {
+            if !s.versions.contains(v) {
+                continue;
+            }
             out.retain(|o| o.name != s.name);
             out.push(s);
         }
@@ -105,8 +180,8 @@ pub fn requested(fragments: &[Fragment]) -> Result<Vec<Setting>> {
 
 /// Merge the fragments into a base .config: each option a fragment names
 /// replaces the base's line for it, as merge_config.sh does.
-pub fn merge(base: &str, fragments: &[Fragment]) -> Result<String> {
-    let req = requested(fragments)?;
+pub fn merge(base: &str, fragments: &[Fragment], version: &str) -> Result<String> {
+    let req = requested(fragments, version)?;
     let names: std::collections::HashSet<&str> = req.iter().map(|s| s.name.as_str()).collect();
     let mut out: Vec<String> = base
         .lines()
@@ -129,11 +204,11 @@ pub fn merge(base: &str, fragments: &[Fragment]) -> Result<String> {
     Ok(out.join("\n") + "\n")
 }
 
-/// Every requested option must have its value in the final config.
-pub fn verify(final_config: &str, fragments: &[Fragment]) -> Result<()> {
+/// Every option requested for `version` must have its value in the final config.
+pub fn verify(final_config: &str, fragments: &[Fragment], version: &str) -> Result<()> {
     let fin = parse_config(final_config);
     let mut bad = Vec::new();
-    for s in requested(fragments)? {
+    for s in requested(fragments, version)? {
         let got = fin.get(&s.name).map(String::as_str).unwrap_or("n");
         if got != s.value {
             let ended = if got == "n" {
@@ -182,7 +257,7 @@ mod tests {
             "hz100",
             "# CONFIG_HZ_250 is not set\nCONFIG_HZ_100=y\nCONFIG_HZ=100\nCONFIG_C=y\n",
         );
-        let merged = merge(base, &[f1, f2]).unwrap();
+        let merged = merge(base, &[f1, f2], "6.12.117").unwrap();
         let m = parse_config(&merged);
         assert_eq!(m["CONFIG_A"], "y");
         assert_eq!(m["CONFIG_B"], "y");
@@ -195,7 +270,7 @@ mod tests {
     #[test]
     fn verify_names_the_option_the_fragment_and_the_final_value() {
         let f = frag("base", "# comment\nCONFIG_SYSVIPC=y\nCONFIG_HZ=100\n");
-        let e = verify("CONFIG_HZ=250\n", std::slice::from_ref(&f))
+        let e = verify("CONFIG_HZ=250\n", std::slice::from_ref(&f), "6.12.117")
             .unwrap_err()
             .to_string();
         assert!(
@@ -206,13 +281,13 @@ mod tests {
             e.contains("CONFIG_HZ=100 (asked by kconfigs/base.config:3) ended up CONFIG_HZ=250"),
             "{e}"
         );
-        verify("CONFIG_SYSVIPC=y\nCONFIG_HZ=100\n", &[f]).unwrap();
+        verify("CONFIG_SYSVIPC=y\nCONFIG_HZ=100\n", &[f], "6.12.117").unwrap();
     }
 
     #[test]
     fn not_set_is_satisfied_by_absence() {
         let f = frag("x", "# CONFIG_MODULES is not set\n");
-        verify("CONFIG_A=y\n", &[f]).unwrap();
+        verify("CONFIG_A=y\n", &[f], "6.1.192").unwrap();
     }
 
     #[test]
@@ -235,6 +310,62 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("bad value"), "{e}");
+    }
+
+    #[test]
+    fn a_lab_condition_scopes_one_option_to_its_versions() {
+        let f = frag(
+            "base",
+            "# lab: since 6.1\nCONFIG_NEW=y\nCONFIG_ALWAYS=y\n\
+             # lab: since 5.10\n# lab: before 6.12\n# CONFIG_OLD is not set\n",
+        );
+        let names = |v: &str| -> Vec<String> {
+            requested(std::slice::from_ref(&f), v)
+                .unwrap()
+                .into_iter()
+                .map(|s| s.name)
+                .collect()
+        };
+        assert_eq!(names("5.10.223"), ["CONFIG_ALWAYS", "CONFIG_OLD"]);
+        assert_eq!(
+            names("6.1.192"),
+            ["CONFIG_NEW", "CONFIG_ALWAYS", "CONFIG_OLD"]
+        );
+        assert_eq!(names("6.12.117"), ["CONFIG_NEW", "CONFIG_ALWAYS"]);
+        // 5.10 has no CONFIG_NEW: verify does not ask for it there...
+        verify("CONFIG_ALWAYS=y\n", std::slice::from_ref(&f), "5.10.223").unwrap();
+        // ...and stays strict where the option exists.
+        let e = verify("CONFIG_ALWAYS=y\n", std::slice::from_ref(&f), "6.1.192")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("CONFIG_NEW=y (asked by kconfigs/base.config:2) ended up not set"),
+            "{e}"
+        );
+        assert!(
+            !merge("", std::slice::from_ref(&f), "5.10.223")
+                .unwrap()
+                .contains("CONFIG_NEW")
+        );
+    }
+
+    #[test]
+    fn bad_lab_conditions_are_located() {
+        let e = parse_fragment(&frag("x", "CONFIG_A=y\n# lab: after 6.1\nCONFIG_B=y\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("kconfigs/x.config:2: bad lab condition"), "{e}");
+        let e = parse_fragment(&frag("x", "# lab: since six\nCONFIG_B=y\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("kconfigs/x.config:1"), "{e}");
+        let e = parse_fragment(&frag("x", "CONFIG_B=y\n# lab: since 6.1\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("kconfigs/x.config:2: a '# lab:' condition with no option line"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Kernels: source trees, patches, kconfig merge and verify, builds, cache.
 
 pub mod build;
+pub mod debian;
 pub mod kconfig;
 pub mod patch;
 pub mod source;

@@ -37,27 +37,44 @@ pub struct SourceTree {
     pub path: PathBuf,
 }
 
-/// Identify a source without extracting it.
-pub fn identify(src: &Source) -> Result<SourceId> {
+/// The tarball to read: the path itself or, for a package that only
+/// another Debian release ships (Debian 11's linux-source-5.10) and that
+/// the host does not have, lab's fetched copy in the cache.
+fn tarball(
+    cache: &Cache,
+    path: &Path,
+    debian_package: Option<&str>,
+    events: &Events,
+) -> Result<PathBuf> {
+    if path.is_file() {
+        return Ok(path.to_path_buf());
+    }
+    match debian_package {
+        Some(pkg) => match super::debian::release_for(pkg) {
+            Some(r) => super::debian::fetch(cache, r, events),
+            None => bail!(
+                "kernel source {} is missing: install Debian's {pkg} (apt-get install {pkg}, or lab doctor --install)",
+                path.display()
+            ),
+        },
+        None => bail!("kernel source tarball {} does not exist", path.display()),
+    }
+}
+
+/// Identify a source without extracting it. A Debian source from another
+/// release is fetched here, at build time, once.
+pub fn identify(cache: &Cache, src: &Source, events: &Events) -> Result<SourceId> {
     match src {
         Source::Tarball {
             path,
             debian_package,
         } => {
-            if !path.is_file() {
-                match debian_package {
-                    Some(pkg) => bail!(
-                        "kernel source {} is missing: install Debian's {pkg} (apt-get install {pkg}, or lab doctor --install)",
-                        path.display()
-                    ),
-                    None => bail!("kernel source tarball {} does not exist", path.display()),
-                }
-            }
+            let path = tarball(cache, path, debian_package.as_deref(), events)?;
             Ok(SourceId {
                 kind: "tarball".into(),
                 location: path.display().to_string(),
                 git_ref: None,
-                hash: crate::util::hash_file(path)?,
+                hash: crate::util::hash_file(&path)?,
                 version: String::new(),
             })
         }
@@ -83,7 +100,7 @@ pub fn identify(src: &Source) -> Result<SourceId> {
 
 /// Extract (once) and return the pristine tree.
 pub fn ensure(cache: &Cache, src: &Source, events: &Events) -> Result<SourceTree> {
-    let mut id = identify(src)?;
+    let mut id = identify(cache, src, events)?;
     let key = KeyBuilder::new("source")
         .field("kind", &id.kind)
         .field("hash", &id.hash)
@@ -95,7 +112,8 @@ pub fn ensure(cache: &Cache, src: &Source, events: &Events) -> Result<SourceTree
         let tree = tmp.join("tree");
         std::fs::create_dir(&tree)?;
         match src {
-            Source::Tarball { path, .. } => {
+            Source::Tarball { .. } => {
+                let path = Path::new(&id.location);
                 let mut cmd = Command::new("tar");
                 cmd.arg("-xf")
                     .arg(path)
@@ -227,7 +245,9 @@ mod tests {
     #[test]
     fn a_git_ref_that_does_not_resolve_names_the_ref_and_the_tree() {
         let r = repo();
-        let err = identify(&src(r.path(), "no-such-ref")).unwrap_err();
+        let cache_dir = tempfile::tempdir().unwrap();
+        let cache = Cache::at(cache_dir.path()).unwrap();
+        let err = identify(&cache, &src(r.path(), "no-such-ref"), &Events::silent()).unwrap_err();
         let msg = format!("{err:#}");
         assert!(msg.contains("'no-such-ref'"), "{msg}");
         assert!(msg.contains(&r.path().display().to_string()), "{msg}");

@@ -192,10 +192,19 @@ fn kind_name(k: UnitKind) -> &'static str {
 
 /// The metrics a command workload defines, with their units.
 pub fn command_metrics(m: &Matrix) -> Vec<CommandMetricDef> {
-    match &m.workload {
-        Some(Workload::Command(c)) => c.metrics.clone(),
-        _ => vec![],
-    }
+    let inline = match &m.workload {
+        Some(super::schema::WorkloadRef::Inline(w)) => Some(w),
+        _ => None,
+    };
+    inline
+        .into_iter()
+        .chain(m.workloads.iter().map(|(_, w)| w))
+        .filter_map(|w| match w {
+            Workload::Command(c) => Some(c.metrics.iter().cloned()),
+            _ => None,
+        })
+        .flatten()
+        .collect()
 }
 
 /// The unit a metric is stored in, from its name: fio's latencies in ns,

@@ -4,8 +4,10 @@
 //! Ids are made of axis values, never of positions, so adding a value to
 //! an axis leaves every existing id (and its stored results) alone.
 
+use super::derived::DerivedSpec;
+use super::schema::{FioDef, FioOptions, WorkloadRef};
 use super::template::{Vars, render};
-use super::{Arch, Axis, Fragment, Matrix, Scalar, SetupStep, Workload};
+use super::{Arch, Axis, Fragment, Matrix, Scalar, SetupStep, Source, Workload};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -87,9 +89,15 @@ pub struct KernelSpec {
     pub axes: AxisValues,
     /// In merge order: common, the arch's own, then each axis's.
     pub fragments: Vec<Fragment>,
-    /// The kernel whose build tree this one starts from: same config,
-    /// and a patch series this one extends. Only its touched files rebuild.
+    /// The kernel whose build tree this one starts from: same source and
+    /// config, and a patch series this one extends. Only its touched
+    /// files rebuild.
     pub base_kernel: Option<String>,
+    /// What it builds from: a kernel axis value's source, else the
+    /// variant's, else the matrix's. Absent in runs made before sources
+    /// could differ between kernels.
+    #[serde(default)]
+    pub source: Option<Source>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -125,6 +133,10 @@ pub struct CellSpec {
     /// Setup and workload with every template rendered.
     pub setup: Vec<SetupStep>,
     pub workload: Option<Workload>,
+    /// Metrics the run computes from the workload's and the axes', per
+    /// repetition (the matrix's `derived:`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub derived: Vec<DerivedSpec>,
 }
 
 /// One boot in the order the run performs them.
@@ -143,6 +155,13 @@ pub struct Plan {
     pub cells: Vec<CellSpec>,
     pub repetitions: u32,
     pub schedule: Vec<ScheduledBoot>,
+    /// Every axis of each combination `exclude:` or `only:` dropped, so
+    /// a report can tell "excluded" (n/a) from "missing".
+    #[serde(default)]
+    pub excluded: Vec<AxisValues>,
+    /// Metrics the run computes from others, per repetition.
+    #[serde(default)]
+    pub derived: Vec<DerivedSpec>,
 }
 
 impl Plan {
@@ -151,6 +170,10 @@ impl Plan {
     }
     pub fn boot(&self, id: &str) -> Option<&BootSpec> {
         self.boots.iter().find(|b| b.id == id)
+    }
+    /// Cells before `exclude:` and `only:`.
+    pub fn cells_before(&self) -> usize {
+        self.cells.len() + self.excluded.len()
     }
     pub fn cells_of_boot<'a>(&'a self, boot: &'a str) -> impl Iterator<Item = &'a CellSpec> + 'a {
         self.cells.iter().filter(move |c| c.boot == boot)
@@ -204,12 +227,26 @@ pub(super) fn expand(m: &Matrix) -> Result<Plan> {
                         .map(|(n, v)| id_part(&format!("{n}{v}"))),
                 )
                 .collect();
+            let axis_source = m.kernel_axes.iter().find_map(|a| {
+                let v = axes.get(&a.name)?;
+                a.values.iter().find(|x| &x.value == v)?.source.clone()
+            });
+            let source_of = |v: &super::Variant| {
+                axis_source
+                    .clone()
+                    .or_else(|| v.source.clone())
+                    .unwrap_or_else(|| m.source.clone())
+            };
             for (vi, v) in m.variants.iter().enumerate() {
-                // The longest earlier variant whose patches this one extends.
+                let source = source_of(v);
+                // The longest earlier variant of the same source whose
+                // patches this one extends.
                 let base = m.variants[..vi]
                     .iter()
                     .filter(|b| {
-                        b.patches.len() < v.patches.len() && v.patches.starts_with(&b.patches)
+                        b.patches.len() < v.patches.len()
+                            && v.patches.starts_with(&b.patches)
+                            && source_of(b) == source
                     })
                     .max_by_key(|b| b.patches.len())
                     .map(|b| format!("{}-{}", stem.join("-"), b.name));
@@ -220,6 +257,7 @@ pub(super) fn expand(m: &Matrix) -> Result<Plan> {
                     axes: axes.clone(),
                     fragments: fragments.clone(),
                     base_kernel: base,
+                    source: Some(source),
                 });
             }
         }
@@ -276,9 +314,16 @@ pub(super) fn expand(m: &Matrix) -> Result<Plan> {
     }
 
     let mut cells = Vec::new();
+    let mut excluded = Vec::new();
     for b in &boots {
         let with_variant = b.axes.with("variant", Scalar::Str(b.variant.clone()));
         for (axes, _) in product(&m.run_axes, with_variant) {
+            if m.exclude.iter().any(|p| p.matches(&axes))
+                || (!m.only.is_empty() && !m.only.iter().any(|p| p.matches(&axes)))
+            {
+                excluded.push(axes);
+                continue;
+            }
             let run_axes = AxisValues(axes.0[b.axes.0.len() + 1..].to_vec());
             let id = if run_axes.0.is_empty() {
                 b.id.clone()
@@ -293,12 +338,12 @@ pub(super) fn expand(m: &Matrix) -> Result<Plan> {
                 .map(|s| render_value(s, &vars))
                 .collect::<Result<Vec<_>>>()
                 .with_context(ctx)?;
-            let workload = m
-                .workload
-                .as_ref()
-                .map(|w| render_value(w, &vars))
-                .transpose()
-                .with_context(ctx)?;
+            super::stack::check(&setup, b).map_err(|(i, e)| {
+                let at = m.setup_at.get(i).copied().unwrap_or((0, 0));
+                m.err_at_line(at, format!("cell {id}: setup[{i}]: {e}"))
+            })?;
+            let workload = cell_workload(m, &vars)
+                .map_err(|e| m.err_at_line(m.workload_at, format!("cell {id}: {e:#}")))?;
             cells.push(CellSpec {
                 id,
                 boot: b.id.clone(),
@@ -309,7 +354,19 @@ pub(super) fn expand(m: &Matrix) -> Result<Plan> {
                 run_axes,
                 setup,
                 workload,
+                derived: m.derived.clone(),
             });
+        }
+    }
+    // A kernel or boot whose every cell is excluded is not built or booted.
+    if !excluded.is_empty() {
+        boots.retain(|b| cells.iter().any(|c| c.boot == b.id));
+        kernels.retain(|k| boots.iter().any(|b| b.kernel == k.id));
+        let ids: Vec<String> = kernels.iter().map(|k| k.id.clone()).collect();
+        for k in &mut kernels {
+            if k.base_kernel.as_ref().is_some_and(|b| !ids.contains(b)) {
+                k.base_kernel = None;
+            }
         }
     }
 
@@ -321,7 +378,91 @@ pub(super) fn expand(m: &Matrix) -> Result<Plan> {
         cells,
         repetitions: m.repetitions,
         schedule,
+        excluded,
+        derived: m.derived.clone(),
     })
+}
+
+/// The cell's workload, rendered: the inline one, or the named one its
+/// axes pick. fio options in command-line form become maps here.
+fn cell_workload(m: &Matrix, vars: &Vars) -> Result<Option<Workload>> {
+    let w = match &m.workload {
+        None => return Ok(None),
+        Some(WorkloadRef::Inline(w)) => w,
+        Some(WorkloadRef::Named(t)) => {
+            let n = render(t, vars)?;
+            &m.workloads
+                .iter()
+                .find(|(w, _)| *w == n)
+                .ok_or_else(|| {
+                    anyhow::anyhow!(
+                        "workload '{n}' is not in workloads ({})",
+                        super::validate::names(&m.workloads)
+                    )
+                })?
+                .1
+        }
+    };
+    Ok(Some(match render_value(w, vars)? {
+        Workload::Fio(f) => Workload::Fio(Box::new(fio_options(*f)?)),
+        other => other,
+    }))
+}
+
+/// Options lines become maps; every job must end up with rw and filename.
+fn fio_options(mut f: FioDef) -> Result<FioDef> {
+    use super::fioopts::to_map;
+    let err = |e: String| anyhow::anyhow!("fio: {e}");
+    if let Some(o) = f.options.take() {
+        for (k, v) in to_map(&o).map_err(err)? {
+            if f.extra.insert(k.clone(), v).is_some() {
+                return Err(err(format!(
+                    "option '{k}' is given in extra and in options"
+                )));
+            }
+        }
+        f.options = Some(FioOptions::Map(Default::default()));
+    }
+    let global = |k: &str, named: bool| named || f.extra.contains_key(k);
+    let (rw, file) = (
+        global("rw", f.rw.is_some()),
+        global("filename", f.filename.is_some()),
+    );
+    let mut seen = Vec::new();
+    for j in &mut f.jobs {
+        if !super::is_id_safe(&j.name) || j.name.contains('.') {
+            return Err(err(format!(
+                "job name '{}': letters, digits, '_' and '-'",
+                j.name
+            )));
+        }
+        if seen.contains(&j.name) {
+            return Err(err(format!("job '{}' is declared twice", j.name)));
+        }
+        seen.push(j.name.clone());
+        let map = j
+            .options
+            .as_ref()
+            .map(to_map)
+            .transpose()
+            .map_err(err)?
+            .unwrap_or_default();
+        for (k, have) in [("rw", rw), ("filename", file)] {
+            if !have && !map.contains_key(k) {
+                return Err(err(format!(
+                    "job '{}' has no {k}, and there is no global one",
+                    j.name
+                )));
+            }
+        }
+        j.options = Some(FioOptions::Map(map));
+    }
+    for (k, have) in [("rw", rw), ("filename", file)] {
+        if f.jobs.is_empty() && !have {
+            return Err(err(format!("the job has no {k}")));
+        }
+    }
+    Ok(f)
 }
 
 /// Interleaved: every boot once per repetition block (A B A B), so drift

@@ -78,6 +78,7 @@ impl Filter {
     pub fn apply(&self, plan: &Plan) -> Plan {
         let mut p = plan.clone();
         p.cells.retain(|c| self.matches(&c.axes));
+        p.excluded.retain(|a| self.matches(a));
         p.boots.retain(|b| p.cells.iter().any(|c| c.boot == b.id));
         let mut needed: Vec<String> = p.boots.iter().map(|b| b.kernel.clone()).collect();
         // A kernel whose build starts from another's tree needs that one too,

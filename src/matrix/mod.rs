@@ -7,14 +7,20 @@
 mod arch;
 mod checks;
 pub mod claims;
+pub mod derived;
+pub mod exclude;
 pub mod expand;
 mod filter;
+pub mod fioopts;
 pub mod fragments;
 pub mod limits;
 pub mod percent;
+pub mod perf;
 pub mod schema;
 pub mod shard;
+mod stack;
 pub mod template;
+mod validate;
 mod yaml_error;
 
 pub use arch::Arch;
@@ -24,12 +30,12 @@ pub use fragments::Fragment;
 pub use schema::{Scalar, SetupStep, Workload};
 
 use anyhow::{Result, anyhow};
-use schema::{KernelAxisDef, Loc, MatrixFile, OrderedMap, PatchDef, SourceDef};
+use schema::{KernelAxisDef, Loc, MatrixFile, OrderedMap, PatchDef};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// The kernel source a matrix builds from.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(rename_all = "snake_case")]
 pub enum Source {
     /// A tarball such as Debian's `/usr/src/linux-source-6.12.tar.xz`.
@@ -44,8 +50,27 @@ pub enum Source {
 /// The default: Debian's linux-source-6.12, which `lab doctor --install` brings.
 pub const DEFAULT_SOURCE: &str = "debian-6.12";
 
+/// The Debian sources lab knows by name.
+pub const NAMED_SOURCES: [&str; 3] = ["debian-5.10", "debian-6.1", "debian-6.12"];
+
 impl Source {
-    fn named(name: &str) -> Option<Source> {
+    /// Short words for a plan: `linux-source-6.1`, a path, `repo@ref`.
+    pub fn label(&self) -> String {
+        match self {
+            Source::Tarball {
+                debian_package: Some(p),
+                ..
+            } => p.clone(),
+            Source::Tarball { path, .. } => path.display().to_string(),
+            Source::Git { repo, git_ref } => format!("{}@{git_ref}", repo.display()),
+        }
+    }
+
+    /// `debian-6.1` → Debian's linux-source-6.1 tarball.
+    pub fn named(name: &str) -> Option<Source> {
+        if !NAMED_SOURCES.contains(&name) {
+            return None;
+        }
         let version = name.strip_prefix("debian-")?;
         Some(Source::Tarball {
             path: PathBuf::from(format!("/usr/src/linux-source-{version}.tar.xz")),
@@ -69,6 +94,8 @@ pub struct Variant {
     pub description: String,
     pub patches: Vec<PatchDef>,
     pub fuzz: u8,
+    /// This variant's own source, over the matrix's.
+    pub source: Option<Source>,
 }
 
 /// One axis: a name and its values in the order they were written.
@@ -83,6 +110,8 @@ pub struct AxisValue {
     pub value: Scalar,
     /// Fragments this value adds to a kernel (kernel axes only).
     pub fragments: Vec<Fragment>,
+    /// The source this value builds from (kernel axes only).
+    pub source: Option<Source>,
 }
 
 /// A matrix that parsed and passed every check.
@@ -102,7 +131,17 @@ pub struct Matrix {
     pub run_axes: Vec<Axis>,
     pub boot: schema::BootDef,
     pub setup: Vec<SetupStep>,
-    pub workload: Option<Workload>,
+    /// Where each setup step is written: (line, column).
+    pub setup_at: Vec<(usize, usize)>,
+    /// Named workloads, in the order written.
+    pub workloads: Vec<(String, Workload)>,
+    pub workload: Option<schema::WorkloadRef>,
+    /// Where `workload:` is written: (line, column).
+    pub workload_at: (usize, usize),
+    /// Combinations dropped from the product, and the only ones kept.
+    pub exclude: Vec<exclude::Pick>,
+    pub only: Vec<exclude::Pick>,
+    pub derived: Vec<derived::DerivedSpec>,
     pub metrics: Vec<String>,
     pub repetitions: u32,
     pub interleave: bool,
@@ -110,6 +149,10 @@ pub struct Matrix {
     pub claims: Vec<schema::ClaimDef>,
     pub verdict: schema::VerdictDef,
     pub contention: ContentionPolicy,
+    /// perf counters around each workload (`perf:`).
+    pub perf: Option<perf::Perf>,
+    /// Guest image extras (`image: {extras: [...]}`; `perf` when `perf:` is set).
+    pub image_extras: Vec<String>,
     /// The file's bytes, hashed into the run's identity.
     #[serde(skip)]
     pub text: String,
@@ -181,6 +224,15 @@ impl Matrix {
         v
     }
 
+    /// `file:line:col: msg`, or `file: msg` when the line is unknown.
+    pub fn err_at_line(&self, at: (usize, usize), msg: impl std::fmt::Display) -> anyhow::Error {
+        if at.0 == 0 {
+            anyhow!("{}: {msg}", self.path.display())
+        } else {
+            anyhow!("{}:{}:{}: {msg}", self.path.display(), at.0, at.1)
+        }
+    }
+
     pub fn plan(&self) -> Result<Plan> {
         expand::expand(self)
     }
@@ -201,13 +253,7 @@ fn validate(path: &Path, text: &str, f: MatrixFile, max_cells: usize) -> Result<
 
     let source = match &f.kernel.source {
         None => Source::named(DEFAULT_SOURCE).unwrap(),
-        Some(loc) => match &loc.value {
-            SourceDef::Named(n) => Source::named(n).ok_or_else(|| {
-                err_at(path, loc, format!("unknown source '{n}': use debian-<version>, {{tarball: PATH}} or {{git: PATH, ref: REF}}"))
-            })?,
-            SourceDef::Tarball { tarball } => Source::Tarball { path: dir.join(tarball), debian_package: None },
-            SourceDef::Git { git, git_ref } => Source::Git { repo: dir.join(git), git_ref: git_ref.clone() },
-        },
+        Some(loc) => validate::source(path, &dir, loc)?,
     };
 
     let base = match &f.kernel.base {
@@ -279,7 +325,13 @@ fn validate(path: &Path, text: &str, f: MatrixFile, max_cells: usize) -> Result<
                 format!("duplicate variant name '{}'", v.name.value),
             ));
         }
+        let source = v
+            .source
+            .as_ref()
+            .map(|s| validate::source(path, &dir, s))
+            .transpose()?;
         variants.push(Variant {
+            source,
             name: v.name.value.clone(),
             description: v.description.clone(),
             patches: v
@@ -335,16 +387,48 @@ fn validate(path: &Path, text: &str, f: MatrixFile, max_cells: usize) -> Result<
             return Err(err_at(path, name, format!("axis '{axis_name}' is empty")));
         }
         let mut values = Vec::new();
-        for (val, frags) in &map.0 {
+        for (val, def) in &map.0 {
             let what = format!("kernel_axes.{axis_name}.{}", val.value);
-            let fragments = frags
+            let fragments = def
+                .fragments()
                 .iter()
                 .map(|n| find(n, &what))
                 .collect::<Result<Vec<_>>>()?;
+            let source = match def.source() {
+                None => None,
+                Some(s) => {
+                    if let Some(v) = f.variants.value.iter().find(|v| v.source.is_some()) {
+                        return Err(err_at(
+                            path,
+                            s,
+                            format!(
+                                "{what}.source: variant '{}' sets a source too; set sources on the variants or on one kernel axis",
+                                v.name.value
+                            ),
+                        ));
+                    }
+                    Some(validate::source(path, &dir, s)?)
+                }
+            };
             values.push(AxisValue {
                 value: val.value.clone(),
                 fragments,
+                source,
             });
+        }
+        if values.iter().any(|v| v.source.is_some())
+            && let Some(other) = kernel_axes
+                .iter()
+                .find(|a: &&Axis| a.values.iter().any(|v| v.source.is_some()))
+        {
+            return Err(err_at(
+                path,
+                name,
+                format!(
+                    "kernel axis '{axis_name}' sets sources, and so does '{}': one axis may choose the source",
+                    other.name
+                ),
+            ));
         }
         kernel_axes.push(Axis {
             name: axis_name,
@@ -369,6 +453,50 @@ fn validate(path: &Path, text: &str, f: MatrixFile, max_cells: usize) -> Result<
         ));
     }
 
+    let all_axes: Vec<(String, Vec<Scalar>)> = std::iter::once((
+        "arch".to_string(),
+        arches
+            .iter()
+            .map(|a| Scalar::Str(a.name().into()))
+            .collect(),
+    ))
+    .chain(std::iter::once((
+        "variant".to_string(),
+        variants
+            .iter()
+            .map(|v| Scalar::Str(v.name.clone()))
+            .collect(),
+    )))
+    .chain(
+        kernel_axes
+            .iter()
+            .chain(&boot_axes)
+            .chain(&run_axes)
+            .map(|a| {
+                (
+                    a.name.clone(),
+                    a.values.iter().map(|v| v.value.clone()).collect(),
+                )
+            }),
+    )
+    .collect();
+    let exclude = exclude::picks(path, "exclude", f.exclude.as_ref(), &all_axes)?;
+    let only = exclude::picks(path, "only", f.only.as_ref(), &all_axes)?;
+    let workloads = validate::workloads(path, f.workloads.as_ref(), f.workload.as_ref())?;
+    let derived = validate::derived(
+        path,
+        f.derived.as_ref(),
+        &all_axes,
+        &workloads,
+        f.workload.as_ref(),
+    )?;
+    let (perf, image_extras) = perf::check(path, f.perf.as_ref(), f.image.as_ref())?;
+    let setup_at = f
+        .setup
+        .iter()
+        .map(|s| (s.referenced.line() as usize, s.referenced.column() as usize))
+        .collect();
+
     let m = Matrix {
         path: path.to_path_buf(),
         name: f.name,
@@ -382,8 +510,16 @@ fn validate(path: &Path, text: &str, f: MatrixFile, max_cells: usize) -> Result<
         boot_axes,
         run_axes,
         boot: f.boot,
-        setup: f.setup,
-        workload: f.workload,
+        setup: f.setup.into_iter().map(|s| s.value).collect(),
+        setup_at,
+        workloads,
+        workload_at: f.workload.as_ref().map_or((0, 0), |w| {
+            (w.referenced.line() as usize, w.referenced.column() as usize)
+        }),
+        workload: f.workload.map(|w| w.value),
+        exclude,
+        only,
+        derived,
         metrics: f.metrics,
         repetitions: f.repetitions.value,
         interleave: f.interleave,
@@ -391,6 +527,8 @@ fn validate(path: &Path, text: &str, f: MatrixFile, max_cells: usize) -> Result<
         claims: f.claims,
         verdict: f.verdict,
         contention: contention_policy(path, &f.contention)?,
+        perf,
+        image_extras,
         text: text.to_string(),
     };
     claims::check(&m)?;
@@ -497,6 +635,7 @@ fn plain_axes(
                 .map(|v| AxisValue {
                     value: v.clone(),
                     fragments: vec![],
+                    source: None,
                 })
                 .collect(),
         });
@@ -504,5 +643,7 @@ fn plain_axes(
     Ok(out)
 }
 
+#[cfg(test)]
+mod feature_tests;
 #[cfg(test)]
 mod tests;

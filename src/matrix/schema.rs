@@ -29,9 +29,21 @@ pub struct MatrixFile {
     /// Axes that change one cell: templated into setup and workload.
     #[serde(default)]
     pub run_axes: Option<Loc<OrderedMap<Loc<Vec<Scalar>>>>>,
+    /// Combinations left out: partial axis maps, e.g. `{io_poll: 0, io_poll_delay: [0, 10]}`.
     #[serde(default)]
-    pub setup: Vec<SetupStep>,
-    pub workload: Option<Workload>,
+    pub exclude: Option<Loc<Vec<Loc<AxisPick>>>>,
+    /// When given, only combinations matching one of these maps run.
+    #[serde(default)]
+    pub only: Option<Loc<Vec<Loc<AxisPick>>>>,
+    #[serde(default)]
+    pub setup: Vec<Loc<SetupStep>>,
+    /// Named workloads a cell picks with `workload: "{{ axis }}"`.
+    #[serde(default)]
+    pub workloads: Option<Loc<OrderedMap<Workload>>>,
+    pub workload: Option<Loc<WorkloadRef>>,
+    /// Metrics computed from others and from axis values, per repetition.
+    #[serde(default)]
+    pub derived: Option<Loc<OrderedMap<Loc<DerivedDef>>>>,
     /// Metrics shown in tables, e.g. `write.lat_mean`.
     #[serde(default)]
     pub metrics: Vec<String>,
@@ -51,6 +63,12 @@ pub struct MatrixFile {
     /// When a timing cell counts as measured on a contended host.
     #[serde(default)]
     pub contention: ContentionDef,
+    /// perf counters around each workload (see `matrix::perf`).
+    #[serde(default)]
+    pub perf: Option<Loc<super::perf::PerfDef>>,
+    /// The guest image: `image: {extras: [perf]}`.
+    #[serde(default)]
+    pub image: Option<Loc<super::perf::ImageDef>>,
 }
 
 fn one() -> Loc<u32> {
@@ -103,6 +121,9 @@ pub struct VariantDef {
     /// Largest fuzz `patch -F` may use; 0 means exact (git apply) only.
     #[serde(default)]
     pub fuzz: u8,
+    /// Overrides `kernel.source` for this variant's kernels.
+    #[serde(default)]
+    pub source: Option<Loc<SourceDef>>,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
@@ -120,41 +141,92 @@ pub enum PatchDef {
 }
 
 /// `arch: [x86_64, arm64]`, or a fragment set per value:
-/// `hz: {100: [hz100], 250: [hz250]}`.
+/// `hz: {100: [hz100], 250: [hz250]}`, or a source and fragments per
+/// value: `kver: {6.1: {source: debian-6.1}, 6.12: {source: debian-6.12}}`.
 #[derive(Debug)]
 pub enum KernelAxisDef {
     Values(Vec<Loc<Scalar>>),
-    Fragments(OrderedMap<Vec<Loc<String>>>),
+    Fragments(OrderedMap<KernelValueDef>),
 }
+
+/// One kernel axis value: fragment names, or a source with fragments.
+#[derive(Debug)]
+pub enum KernelValueDef {
+    Fragments(Vec<Loc<String>>),
+    Source(KernelValueSource),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KernelValueSource {
+    #[serde(default)]
+    pub source: Option<Loc<SourceDef>>,
+    #[serde(default)]
+    pub fragments: Vec<Loc<String>>,
+}
+
+impl KernelValueDef {
+    pub fn fragments(&self) -> &[Loc<String>] {
+        match self {
+            KernelValueDef::Fragments(f) => f,
+            KernelValueDef::Source(s) => &s.fragments,
+        }
+    }
+    pub fn source(&self) -> Option<&Loc<SourceDef>> {
+        match self {
+            KernelValueDef::Fragments(_) => None,
+            KernelValueDef::Source(s) => s.source.as_ref(),
+        }
+    }
+}
+
+/// A list or a map, told apart without buffering (which loses locations).
+macro_rules! seq_or_map {
+    ($ty:ty, $what:expr, $seq:expr, $map:expr) => {
+        impl<'de> Deserialize<'de> for $ty {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct Visit;
+                impl<'de> serde::de::Visitor<'de> for Visit {
+                    type Value = $ty;
+                    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                        f.write_str($what)
+                    }
+                    fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                        self,
+                        s: A,
+                    ) -> Result<Self::Value, A::Error> {
+                        Deserialize::deserialize(serde::de::value::SeqAccessDeserializer::new(s))
+                            .map($seq)
+                    }
+                    fn visit_map<A: serde::de::MapAccess<'de>>(
+                        self,
+                        m: A,
+                    ) -> Result<Self::Value, A::Error> {
+                        Deserialize::deserialize(serde::de::value::MapAccessDeserializer::new(m))
+                            .map($map)
+                    }
+                }
+                d.deserialize_any(Visit)
+            }
+        }
+    };
+}
+
+seq_or_map!(
+    KernelValueDef,
+    "a list of fragment names, or {source: ..., fragments: [...]}",
+    KernelValueDef::Fragments,
+    KernelValueDef::Source
+);
 
 // Not `#[serde(untagged)]`: that buffers the input and loses the
 // locations that error messages need. A visitor keeps them.
-impl<'de> Deserialize<'de> for KernelAxisDef {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Visit;
-        impl<'de> serde::de::Visitor<'de> for Visit {
-            type Value = KernelAxisDef;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a list of values, or a mapping of value to fragment names")
-            }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(
-                self,
-                s: A,
-            ) -> Result<Self::Value, A::Error> {
-                Deserialize::deserialize(serde::de::value::SeqAccessDeserializer::new(s))
-                    .map(KernelAxisDef::Values)
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                m: A,
-            ) -> Result<Self::Value, A::Error> {
-                Deserialize::deserialize(serde::de::value::MapAccessDeserializer::new(m))
-                    .map(KernelAxisDef::Fragments)
-            }
-        }
-        d.deserialize_any(Visit)
-    }
-}
+seq_or_map!(
+    KernelAxisDef,
+    "a list of values, or a mapping of value to fragment names",
+    KernelAxisDef::Values,
+    KernelAxisDef::Fragments
+);
 
 #[derive(Debug, Default, Deserialize, Clone, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -237,13 +309,15 @@ pub enum SetupStep {
     Shell(ShellDef),
 }
 
-#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct DmDef {
     pub name: String,
-    /// `delay`, `zero`, `linear`, or absent with `table` set.
+    /// `delay`, `zero`, `linear`, `error`, `flakey`, or absent with
+    /// `table` set.
     #[serde(default)]
     pub target: Option<String>,
+    /// The lower device; for delay, the read device.
     #[serde(default)]
     pub device: Option<String>,
     /// delay target: read delay in ms, and a separate write delay.
@@ -251,7 +325,21 @@ pub struct DmDef {
     pub read_ms: Option<Scalar>,
     #[serde(default)]
     pub write_ms: Option<Scalar>,
-    /// zero target: size in 512-byte sectors.
+    /// delay target: writes go here (default: `device`).
+    #[serde(default)]
+    pub write_device: Option<String>,
+    /// delay target: flushes go to their own device with their own delay.
+    #[serde(default)]
+    pub flush_device: Option<String>,
+    #[serde(default)]
+    pub flush_ms: Option<Scalar>,
+    /// flakey target: seconds up, then seconds failing every I/O.
+    #[serde(default)]
+    pub up_s: Option<Scalar>,
+    #[serde(default)]
+    pub down_s: Option<Scalar>,
+    /// Table size in 512-byte sectors; the lower device's size when
+    /// absent (zero and error without a device: 1 GiB).
     #[serde(default)]
     pub sectors: Option<Scalar>,
     /// A raw table, passed to `dmsetup create --table`.
@@ -318,12 +406,89 @@ pub enum Workload {
     Command(CommandDef),
 }
 
-/// A fio job. Every value may be a template.
+/// `workload:` is a workload, or the name of one in `workloads:`
+/// (usually a template such as `"{{ wl }}"`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum WorkloadRef {
+    Named(String),
+    Inline(Workload),
+}
+
+impl<'de> Deserialize<'de> for WorkloadRef {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = WorkloadRef;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("{fio: ...}, {command: ...} or the name of a workload")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(WorkloadRef::Named(v.to_string()))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                m: A,
+            ) -> Result<Self::Value, A::Error> {
+                Deserialize::deserialize(serde::de::value::MapAccessDeserializer::new(m))
+                    .map(WorkloadRef::Inline)
+            }
+        }
+        d.deserialize_any(Visit)
+    }
+}
+
+/// fio options as a map (`{rw: randwrite, bs: 4k}`) or in fio's
+/// command-line form (`--rw=randwrite --bs=4k --group_reporting`).
+/// Planning turns the line into the map; a flag has an empty value.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum FioOptions {
+    Line(String),
+    Map(std::collections::BTreeMap<String, Scalar>),
+}
+
+impl<'de> Deserialize<'de> for FioOptions {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = FioOptions;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("fio options: a map, or a line such as \"--rw=read --bs=4k\"")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(FioOptions::Line(v.to_string()))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                m: A,
+            ) -> Result<Self::Value, A::Error> {
+                Deserialize::deserialize(serde::de::value::MapAccessDeserializer::new(m))
+                    .map(FioOptions::Map)
+            }
+        }
+        d.deserialize_any(Visit)
+    }
+}
+
+/// One job of a multi-job fio workload; its metrics are `<name>.<metric>`.
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
+pub struct FioJobDef {
+    pub name: String,
+    #[serde(default)]
+    pub options: Option<FioOptions>,
+}
+
+/// A fio workload. Every value may be a template. The named fields and
+/// `options` are fio's global options; `jobs` run in one invocation.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct FioDef {
-    pub filename: String,
-    pub rw: Scalar,
+    #[serde(default)]
+    pub filename: Option<String>,
+    #[serde(default)]
+    pub rw: Option<Scalar>,
     #[serde(default)]
     pub bs: Option<Scalar>,
     #[serde(default)]
@@ -350,6 +515,12 @@ pub struct FioDef {
     /// Any other fio option, passed as `--key=value`.
     #[serde(default)]
     pub extra: std::collections::BTreeMap<String, Scalar>,
+    /// More global options, as a map or a command line.
+    #[serde(default)]
+    pub options: Option<FioOptions>,
+    /// Jobs run side by side in one fio; empty means one job, `lab`.
+    #[serde(default)]
+    pub jobs: Vec<FioJobDef>,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
@@ -492,6 +663,100 @@ pub struct ContentionDef {
     /// Seconds to wait for a quiet host before a re-run.
     #[serde(default)]
     pub quiet_wait: Option<Loc<u64>>,
+}
+
+/// A partial axis map for `exclude:` and `only:`: axis → value or values.
+pub type AxisPick = OrderedMap<Loc<OneOrMany>>;
+
+/// One value or a list of values.
+#[derive(Debug, Clone, PartialEq)]
+pub enum OneOrMany {
+    One(Scalar),
+    Many(Vec<Scalar>),
+}
+
+impl OneOrMany {
+    pub fn values(&self) -> Vec<&Scalar> {
+        match self {
+            OneOrMany::One(s) => vec![s],
+            OneOrMany::Many(v) => v.iter().collect(),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for OneOrMany {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = OneOrMany;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an axis value or a list of values")
+            }
+            fn visit_bool<E>(self, v: bool) -> Result<Self::Value, E> {
+                Ok(OneOrMany::One(Scalar::Bool(v)))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
+                Ok(OneOrMany::One(Scalar::Int(v)))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Self::Value, E> {
+                i64::try_from(v)
+                    .map(|v| OneOrMany::One(Scalar::Int(v)))
+                    .map_err(E::custom)
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
+                Ok(OneOrMany::One(Scalar::Float(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(OneOrMany::One(Scalar::Str(v.to_string())))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                s: A,
+            ) -> Result<Self::Value, A::Error> {
+                Deserialize::deserialize(serde::de::value::SeqAccessDeserializer::new(s))
+                    .map(OneOrMany::Many)
+            }
+        }
+        d.deserialize_any(Visit)
+    }
+}
+
+/// A derived metric: an expression, or `{expr: ..., unit: ...}`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DerivedFull {
+    pub expr: String,
+    #[serde(default)]
+    pub unit: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct DerivedDef(pub DerivedFull);
+
+impl<'de> Deserialize<'de> for DerivedDef {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = DerivedDef;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an expression, or {expr: ..., unit: ...}")
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(DerivedDef(DerivedFull {
+                    expr: v.to_string(),
+                    unit: None,
+                }))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                m: A,
+            ) -> Result<Self::Value, A::Error> {
+                Deserialize::deserialize(serde::de::value::MapAccessDeserializer::new(m))
+                    .map(DerivedDef)
+            }
+        }
+        d.deserialize_any(Visit)
+    }
 }
 
 /// A YAML scalar kept with its type, so `{{ delay }}` renders as `1`, not `"1"`.

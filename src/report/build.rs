@@ -421,6 +421,15 @@ fn assemble(
             }
         }
     }
+    // A bound (a derived metric of axis values only) is drawn beside
+    // each shown metric of its unit, so it needs its statistics too.
+    let bounds: Vec<&crate::matrix::derived::DerivedSpec> =
+        main.m.plan.derived.iter().filter(|d| d.bound).collect();
+    for b in &bounds {
+        if !stat_names.contains(&b.name) {
+            stat_names.push(b.name.clone());
+        }
+    }
     let lower: BTreeSet<&String> = main.m.matrix.verdict.lower_is_better.iter().collect();
 
     // Groups in order of first appearance, variants in variant order.
@@ -459,11 +468,15 @@ fn assemble(
             let (display_unit, scale) = super::numbers::display_unit(&unit, medians);
             MetricInfo {
                 name: n.clone(),
-                unit,
+                unit: unit.clone(),
                 display_unit,
                 scale,
                 lower_is_better: lower.contains(n) || stats::lower_is_better(n),
                 gated: settings.gate.contains(n),
+                bound: bounds
+                    .iter()
+                    .find(|b| b.unit == unit && b.name != *n)
+                    .map(|b| b.name.clone()),
             }
         })
         .collect();
@@ -504,6 +517,10 @@ fn assemble(
         problems.push("the run's plan has no cells".into());
     }
 
+    let groups_seen: Vec<(String, String)> = groups
+        .iter()
+        .map(|g| (g.config.clone(), g.run_key.clone()))
+        .collect();
     Report {
         schema: SCHEMA,
         kind,
@@ -534,7 +551,34 @@ fn assemble(
             unmet_claims: vec![],
             incomplete: vec![],
         },
+        knobs: sides
+            .iter()
+            .flat_map(|s| super::knobs::collect(s.cells))
+            .collect(),
+        excluded: excluded(&main.m.plan, &groups_seen),
     }
+}
+
+/// The plan's excluded combinations, one per table row: variants fold
+/// together, and a row that still has a cell of another variant is not
+/// excluded as a whole.
+fn excluded(plan: &crate::matrix::Plan, seen: &[(String, String)]) -> Vec<super::Excluded> {
+    let run_axes: Vec<String> = plan
+        .cells
+        .first()
+        .map(|c| c.run_axes.0.iter().map(|(n, _)| n.clone()).collect())
+        .unwrap_or_default();
+    let mut out: Vec<super::Excluded> = Vec::new();
+    for axes in &plan.excluded {
+        let e = super::Excluded {
+            config: config_label(axes, &run_axes, false),
+            run_key: run_key(axes, &run_axes),
+        };
+        if !out.contains(&e) && !seen.iter().any(|(c, k)| *c == e.config && *k == e.run_key) {
+            out.push(e);
+        }
+    }
+    out
 }
 
 fn seed_for(parts: &[&str]) -> u64 {
@@ -712,10 +756,15 @@ fn cell_summary(s: &Side, e: &Entry, names: &[String], settings: &Settings) -> C
                 continue;
             }
             let why = k.reason.as_deref().unwrap_or("the kernel did not apply it");
+            let known = k
+                .known
+                .as_deref()
+                .map(|w| format!("; {w}"))
+                .unwrap_or_default();
             flags.add(
                 FlagKind::KnobIgnored,
                 format!(
-                    "knob {} ignored (wrote {}, reads {}): {why}",
+                    "knob {} ignored (wrote {}, reads {}): {why}{known}",
                     k.path, k.wanted, k.after
                 ),
                 None,

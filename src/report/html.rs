@@ -113,7 +113,21 @@ fn metric_plot(r: &Report, config: &str, groups: &[&Group], m: &MetricInfo) -> S
     } else {
         format!("{} ({})", m.name, m.display_unit)
     };
-    plot::medians(&title, &y, &text::key_header(groups), &categories, &series)
+    let bound = m.bound.as_ref().map(|b| plot::Bound {
+        name: b.clone(),
+        values: groups
+            .iter()
+            .map(|g| g.any_median(b).map(|v| v / m.scale))
+            .collect(),
+    });
+    plot::medians(
+        &title,
+        &y,
+        &text::key_header(groups),
+        &categories,
+        &series,
+        bound.as_ref(),
+    )
 }
 
 fn latency_plots(r: &Report, groups: &[&Group]) -> Vec<LatencyView> {

@@ -20,6 +20,7 @@ mod claim_match;
 pub mod cmd;
 mod html;
 mod junit;
+pub mod knobs;
 mod numbers;
 mod plot;
 mod reply;
@@ -29,6 +30,8 @@ pub mod stats;
 pub mod testing;
 mod text;
 
+#[cfg(test)]
+mod excluded_tests;
 #[cfg(test)]
 mod tests;
 
@@ -149,6 +152,34 @@ pub struct Report {
     /// What kept the lab from checking something it should have.
     pub problems: Vec<String>,
     pub outcome: Outcome,
+    /// What each kernel did with each knob write.
+    #[serde(default)]
+    pub knobs: Vec<knobs::KnobLine>,
+    /// Combinations the matrix excluded (`exclude:`, `only:`): shown as
+    /// `n/a`, never as missing.
+    #[serde(default)]
+    pub excluded: Vec<Excluded>,
+}
+
+impl Group {
+    /// The median of `metric` in any cell of the group (a bound is the
+    /// same for every variant).
+    pub fn any_median(&self, metric: &str) -> Option<f64> {
+        self.cells
+            .iter()
+            .flat_map(|c| c.metrics.iter())
+            .find(|m| m.metric == metric)
+            .and_then(|m| m.summary.map(|s| s.median))
+    }
+}
+
+/// An excluded combination, as a table shows it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Excluded {
+    /// Kernel and boot axes: the table it belongs to.
+    pub config: String,
+    /// Run axes: its row.
+    pub run_key: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -200,6 +231,10 @@ pub struct MetricInfo {
     pub scale: f64,
     pub lower_is_better: bool,
     pub gated: bool,
+    /// A derived bound of the same unit (`derived:`, axis values only),
+    /// shown beside the measured values.
+    #[serde(default)]
+    pub bound: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -35,6 +35,13 @@ pub struct Series {
     pub points: Vec<Option<Point>>,
 }
 
+/// A theoretical maximum per category (a derived bound), drawn as a
+/// bar across the category beside the measured medians.
+pub struct Bound {
+    pub name: String,
+    pub values: Vec<Option<f64>>,
+}
+
 type Res = Result<(), DrawingAreaErrorKind<std::io::Error>>;
 
 /// Draw into a `w`×`h` SVG; a failed drawing becomes an SVG that says so.
@@ -66,11 +73,20 @@ pub fn medians(
     x_desc: &str,
     categories: &[String],
     series: &[Series],
+    bound: Option<&Bound>,
 ) -> String {
     let n = categories.len().max(1);
     let w = (160 + 110 * n as u32).clamp(560, 960);
     render(w, 360, |svg, size| {
-        draw_medians(svg, size, title, y_desc, x_desc, categories, series)
+        draw_medians(
+            svg,
+            size,
+            title,
+            (y_desc, x_desc),
+            categories,
+            series,
+            bound,
+        )
     })
 }
 
@@ -78,10 +94,10 @@ fn draw_medians(
     svg: &mut String,
     size: (u32, u32),
     title: &str,
-    y_desc: &str,
-    x_desc: &str,
+    (y_desc, x_desc): (&str, &str),
     categories: &[String],
     series: &[Series],
+    bound: Option<&Bound>,
 ) -> Res {
     let root = SVGBackend::with_string(svg, size).into_drawing_area();
     root.fill(&WHITE)?;
@@ -94,6 +110,11 @@ fn draw_medians(
                 .chain(p.ci.map(|c| c.1))
                 .chain(p.samples.iter().copied())
         })
+        .chain(
+            bound
+                .iter()
+                .flat_map(|b| b.values.iter().flatten().copied()),
+        )
         .filter(|v| v.is_finite())
         .fold(0.0f64, f64::max);
     // Headroom for the legend in the upper left.
@@ -160,6 +181,22 @@ fn draw_medians(
             .draw_series(dots)?
             .label(s.name.clone())
             .legend(move |(x, y)| Circle::new((x + 8, y), 5, color.filled()));
+    }
+    if let Some(b) = bound {
+        let ink = RGBColor(60, 60, 60);
+        let bars: Vec<PathElement<(f64, f64)>> = b
+            .values
+            .iter()
+            .enumerate()
+            .filter_map(|(ci, v)| {
+                let x = ci as f64;
+                v.map(|v| PathElement::new(vec![(x - 0.45, v), (x + 0.45, v)], ink.stroke_width(2)))
+            })
+            .collect();
+        chart
+            .draw_series(bars)?
+            .label(format!("bound: {}", b.name))
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], ink.stroke_width(2)));
     }
     chart
         .configure_series_labels()
@@ -307,6 +344,7 @@ mod tests {
                     None,
                 ],
             }],
+            None,
         );
         assert!(s.starts_with("<svg"), "{s}");
         assert!(s.contains("<text") && s.contains("before"), "{s}");
@@ -319,6 +357,27 @@ mod tests {
             &[("a".into(), 0, vec![[50.0, 1e6], [99.0, 2e6], [99.9, 3e6]])],
         );
         assert!(l.contains("<svg") && l.contains("p99.9"), "{l}");
+    }
+
+    #[test]
+    fn a_bound_is_drawn_and_named_in_the_legend() {
+        let series = [Series {
+            name: "6.12".into(),
+            color: 0,
+            points: vec![Some(Point {
+                median: 700.0,
+                ci: None,
+                samples: vec![],
+            })],
+        }];
+        let plain = medians("iops", "IOPS", "delay", &["1".into()], &series, None);
+        let b = Bound {
+            name: "iops.bound".into(),
+            values: vec![Some(1000.0)],
+        };
+        let s = medians("iops", "IOPS", "delay", &["1".into()], &series, Some(&b));
+        assert!(s.contains("bound: iops.bound"), "{s}");
+        assert!(!plain.contains("bound"));
     }
 
     #[test]

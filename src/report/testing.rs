@@ -284,6 +284,7 @@ pub fn dm_delay(
                 flags: vec![],
                 contention: None,
                 contended_attempts: vec![],
+                perf: vec![],
             });
         }
     }

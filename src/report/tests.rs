@@ -45,7 +45,10 @@ fn ignored_poll_delay() -> Knob {
         before: "-1".into(),
         after: "-1".into(),
         status: KnobStatus::Ignored,
-        reason: Some(
+        reason: Some("wrote '10', read back '-1'".into()),
+        probe: None,
+        log: vec![],
+        known: Some(
             "hybrid polling is gone: the kernel accepts any write and always reads -1".into(),
         ),
     }

@@ -399,7 +399,9 @@ fn comparison_tables(r: &Report, max: Option<usize>) -> Vec<TableView> {
                     col("flags", false, 0),
                 ]
             };
+            let mut starts: Vec<(usize, &Group)> = Vec::new();
             for g in &groups {
+                starts.push((rows.len(), *g));
                 let marks = notes.mark(&group_flags(g, &m.name));
                 if others.is_empty() {
                     for c in &g.cells {
@@ -464,6 +466,23 @@ fn comparison_tables(r: &Report, max: Option<usize>) -> Vec<TableView> {
                     rows.push(row);
                 }
             }
+            let mut cols = cols;
+            if let Some(b) = &m.bound {
+                // The bound beside the measured values, in their unit.
+                cols.insert(1, col(format!("bound {b}"), true, 0));
+                for (i, (start, g)) in starts.iter().enumerate() {
+                    let end = starts.get(i + 1).map_or(rows.len(), |x| x.0);
+                    for row in &mut rows[*start..end] {
+                        row.insert(1, shown(g.any_median(b), m));
+                    }
+                }
+            }
+            for e in r.excluded.iter().filter(|e| e.config == config) {
+                let mut row = vec![excluded_key(&e.run_key)];
+                row.extend((2..cols.len()).map(|_| "n/a".to_string()));
+                row.push("excluded".into());
+                rows.push(row);
+            }
             out.push(TableView {
                 heading: metric_heading(m, &config),
                 table: fit_table(&cols, &rows, max),
@@ -472,6 +491,18 @@ fn comparison_tables(r: &Report, max: Option<usize>) -> Vec<TableView> {
         }
     }
     out
+}
+
+/// `io_poll=0,io_poll_delay=10` → `0,10`, as `key_value` shows a row.
+fn excluded_key(run_key: &str) -> String {
+    if run_key.is_empty() {
+        return "-".into();
+    }
+    run_key
+        .split(',')
+        .map(|kv| kv.split_once('=').map_or(kv, |(_, v)| v))
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// A table with a class per row (better, worse, flagged) for HTML.
@@ -890,6 +921,7 @@ fn context(r: &Report, tables: Vec<TableView>, claims: Vec<ClaimView>) -> miniji
         incomplete => incomplete_lines(r),
         complete => r.completeness.complete() && r.problems.is_empty(),
         outcome => outcome_line(r),
+        knobs => super::knobs::lines(&r.knobs),
         provenance => provenance,
         provenance_pairs => Serde(provenance_lines(r)),
     }
@@ -933,6 +965,9 @@ pub fn summary(r: &Report) -> String {
             out.push_str(&l);
             out.push('\n');
         }
+    }
+    for l in super::knobs::lines(&r.knobs) {
+        out.push_str(&format!("knob {l}\n"));
     }
     out.push_str(&outcome_line(r));
     out.push('\n');

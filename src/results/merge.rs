@@ -433,6 +433,8 @@ fn merged_plan(ms: &[Manifest]) -> Plan {
         cells,
         repetitions: ms[0].plan.repetitions,
         schedule,
+        excluded: ms[0].plan.excluded.clone(),
+        derived: ms[0].plan.derived.clone(),
     }
 }
 
@@ -596,6 +598,7 @@ mod tests {
             flags: vec![],
             contention: None,
             contended_attempts: vec![],
+            perf: vec![],
         }
     }
 

@@ -177,6 +177,9 @@ pub struct CellRecord {
     /// contended: what each measured.
     #[serde(default)]
     pub contended_attempts: Vec<crate::host::pressure::Contention>,
+    /// What perf said about each event, counted or not (`perf:`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub perf: Vec<crate::bench::perf::PerfCount>,
 }
 
 /// One line of records.jsonl.

@@ -3,6 +3,7 @@ use crate::bench::{self, Metric};
 use crate::guest::boot::Booted;
 use crate::guest::{probe, setup};
 use crate::host::pressure::{Sample, Thresholds};
+use crate::matrix::perf::Perf;
 use crate::matrix::{CellSpec, Workload};
 use crate::results::{CellRecord, CellStatus, RunDir};
 use anyhow::{Context, Result};
@@ -39,6 +40,7 @@ pub fn blank_record(cell: &CellSpec, rep: u32) -> CellRecord {
         flags: vec![],
         contention: None,
         contended_attempts: vec![],
+        perf: vec![],
     }
 }
 
@@ -49,13 +51,14 @@ pub async fn run(
     rep: u32,
     th: &Thresholds,
     timeout: std::time::Duration,
+    perf: Option<&Perf>,
 ) -> Outcome {
     let mut rec = blank_record(cell, rep);
     let start = Instant::now();
     let clock_lines_before = b.vm.console.clock_lines.len();
     // Over exactly the cell's wall time, so its first second counts.
     let pressure = Sample::now(b.vm.pid());
-    let result = tokio::time::timeout(timeout, body(b, run, cell, rep, &mut rec)).await;
+    let result = tokio::time::timeout(timeout, body(b, run, cell, rep, &mut rec, perf)).await;
     rec.secs = start.elapsed().as_secs_f64();
     rec.contention = Some(pressure.finish(th));
     let mut boot_dead = false;
@@ -93,6 +96,7 @@ async fn body(
     cell: &CellSpec,
     rep: u32,
     rec: &mut CellRecord,
+    perf: Option<&Perf>,
 ) -> Result<()> {
     let kernel = crate::guest::knob::version_of(&b.probes.uname_r);
     rec.clocksource_before = probe::clocksource(&b.ssh).await?;
@@ -101,10 +105,11 @@ async fn body(
     rec.steps = steps;
     let dir = run.cell_dir(&cell.id, rep);
     std::fs::create_dir_all(&dir)?;
-    let workload = workload(b, run, cell, &dir, rec).await;
+    let workload = workload(b, run, cell, &dir, rec, perf).await;
     rec.clocksource_after = probe::clocksource(&b.ssh).await.unwrap_or_default();
     let teardown = setup::teardown(&b.ssh, undo).await;
     rec.metrics = workload?;
+    bench::derive(&mut rec.metrics, cell, &mut rec.flags);
     if let Err(e) = teardown {
         rec.flags.push(format!(
             "teardown failed ({e:#}); later cells on this boot may not start clean"
@@ -119,6 +124,7 @@ async fn workload(
     cell: &CellSpec,
     dir: &std::path::Path,
     rec: &mut CellRecord,
+    perf: Option<&Perf>,
 ) -> Result<Vec<Metric>> {
     match &cell.workload {
         None => Ok(vec![]),
@@ -127,7 +133,7 @@ async fn workload(
                 .iter()
                 .map(|a| crate::util::shell_quote(a))
                 .collect();
-            let out = b.ssh.exec(&cmd.join(" ")).await?;
+            let out = b.ssh.exec(&perf_wrap(perf, &cmd.join(" "))).await?;
             let raw = dir.join("fio.json");
             crate::util::atomic_write(&raw, out.stdout.as_bytes())?;
             rec.fio_json = Some(
@@ -138,15 +144,42 @@ async fn workload(
             );
             let out = out.check("fio")?;
             let json = bench::fio::parse_output(&out.stdout).context("fio output")?;
-            bench::fio::metrics(&json)
+            let mut m = bench::fio::metrics(&json, !def.jobs.is_empty())?;
+            m.extend(perf_counts(b, perf, rec).await?);
+            Ok(m)
         }
         Some(Workload::Command(def)) => {
-            let out = b.ssh.exec(&def.run).await?;
+            let run = format!("sh -c {}", crate::util::shell_quote(&def.run));
+            let out = match perf {
+                Some(_) => b.ssh.exec(&perf_wrap(perf, &run)).await?,
+                None => b.ssh.exec(&def.run).await?,
+            };
             crate::util::atomic_write(&dir.join("output.txt"), out.stdout.as_bytes())?;
             let out = out.check(&def.run)?;
-            bench::command_metrics(def, &out.stdout)
+            let mut m = bench::command_metrics(def, &out.stdout)?;
+            m.extend(perf_counts(b, perf, rec).await?);
+            Ok(m)
         }
     }
+}
+
+/// The workload's command inside `perf stat`, when the matrix asks.
+fn perf_wrap(perf: Option<&Perf>, cmd: &str) -> String {
+    match perf {
+        Some(p) => bench::perf::wrap(&p.events, p.system_wide, cmd),
+        None => cmd.to_string(),
+    }
+}
+
+/// perf's counts after a wrapped workload: counted events as metrics;
+/// every event, counted or not, in the record; the others flagged.
+async fn perf_counts(b: &Booted, perf: Option<&Perf>, rec: &mut CellRecord) -> Result<Vec<Metric>> {
+    let Some(p) = perf else { return Ok(vec![]) };
+    let counts = bench::perf::collect(&b.ssh, p).await?;
+    rec.flags.extend(bench::perf::flags(&counts));
+    let m = bench::perf::metrics(&counts);
+    rec.perf = counts;
+    Ok(m)
 }
 
 /// Conditions that make a cell's timing suspect. They are recorded with

@@ -228,8 +228,14 @@ async fn prepare(
     for arch in arches {
         let img = {
             let (c, e) = (cache.clone(), events.clone());
-            tokio::task::spawn_blocking(move || crate::image::build(&c, arch, None, false, &e))
-                .await??
+            // `image: {extras: [...]}` (or `perf:`) is a separate cached image.
+            let extras = matrix.image_extras.clone();
+            tokio::task::spawn_blocking(move || {
+                let names: Vec<&str> = extras.iter().map(String::as_str).collect();
+                let recipe = crate::image::recipe::default_recipe().with_extras(&names)?;
+                crate::image::build_recipe(&c, arch, &recipe, false, &e)
+            })
+            .await??
         };
         manifest.images.insert(
             arch.to_string(),
@@ -427,7 +433,16 @@ impl<P: Fn(&str, u32) -> bool> BootCtx<'_, P> {
         };
         let mut earlier = Vec::new();
         loop {
-            let mut out = cell::run(booted, self.run, c, rep, &th, self.opts.cell_timeout).await;
+            let mut out = cell::run(
+                booted,
+                self.run,
+                c,
+                rep,
+                &th,
+                self.opts.cell_timeout,
+                self.matrix.perf.as_ref(),
+            )
+            .await;
             let contended = out
                 .record
                 .contention
@@ -521,6 +536,19 @@ fn verify_boot(b: Booted, k: &KernelBuild) -> Result<Booted> {
 }
 
 fn summary(r: &crate::results::CellRecord) -> String {
+    // What the kernel did with each knob, e.g. "io_poll_delay=10 honoured".
+    let knobs: String = r
+        .knobs
+        .iter()
+        .map(|k| {
+            let name = k.path.rsplit('/').next().unwrap_or(&k.path);
+            format!("; {name}={} {}", k.wanted, k.status.word())
+        })
+        .collect();
+    summary_line(r) + &knobs
+}
+
+fn summary_line(r: &crate::results::CellRecord) -> String {
     match r.status {
         CellStatus::Done => {
             let m = r

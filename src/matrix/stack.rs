@@ -1,0 +1,235 @@
+//! Setup steps checked at plan time: device-mapper stacks name only
+//! devices that exist in the guest or that an earlier step made, and
+//! every name or path that reaches the guest shell has a safe shape.
+//! (The guest quotes them anyway; this catches typos before a boot.)
+
+use super::expand::BootSpec;
+use super::schema::{DmDef, SetupStep};
+
+/// Characters of a device-mapper name, a null_blk name, a module or
+/// a parameter.
+fn is_name(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 127
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "._-+".contains(c))
+}
+
+/// Characters of a device or directory path.
+fn is_path(s: &str) -> bool {
+    s.starts_with('/')
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+:@".contains(c))
+}
+
+/// What the guest has before the first step: null_blk module devices
+/// and emulated NVMe namespaces.
+struct Devices {
+    nullb: u64,
+    nvme: usize,
+    made: Vec<String>,
+    /// A configfs null_blk device exists: its index is the kernel's choice.
+    configfs_nullb: bool,
+    /// A shell step may have made anything.
+    shell: bool,
+}
+
+impl Devices {
+    fn has(&self, dev: &str) -> bool {
+        if self.shell || self.made.iter().any(|m| m == dev) {
+            return true;
+        }
+        if let Some(n) = dev
+            .strip_prefix("/dev/nullb")
+            .and_then(|n| n.parse::<u64>().ok())
+        {
+            return self.configfs_nullb || n < self.nullb;
+        }
+        if let Some((c, ns)) = dev
+            .strip_prefix("/dev/nvme")
+            .and_then(|r| r.split_once('n'))
+            && let (Ok(c), Ok(ns)) = (c.parse::<usize>(), ns.parse::<u32>())
+        {
+            return c < self.nvme && ns == 1;
+        }
+        false
+    }
+
+    fn known(&self) -> String {
+        let mut v: Vec<String> = (0..self.nullb).map(|i| format!("/dev/nullb{i}")).collect();
+        v.extend((0..self.nvme).map(|i| format!("/dev/nvme{i}n1")));
+        v.extend(self.made.iter().cloned());
+        if v.is_empty() {
+            "none".into()
+        } else {
+            v.join(", ")
+        }
+    }
+}
+
+/// Check one cell's rendered steps; the error names the step's index
+/// and key, and the caller adds the step's location.
+pub fn check(steps: &[SetupStep], boot: &BootSpec) -> Result<(), (usize, String)> {
+    // null_blk is built in: without parameters it makes /dev/nullb0.
+    let nullb = if boot.null_blk.is_empty() {
+        1
+    } else {
+        boot.null_blk
+            .get("nr_devices")
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(1)
+    };
+    let mut d = Devices {
+        nullb,
+        nvme: boot.nvme.len(),
+        made: vec![],
+        configfs_nullb: false,
+        shell: false,
+    };
+    for (i, s) in steps.iter().enumerate() {
+        step(s, &mut d).map_err(|e| (i, e))?;
+    }
+    Ok(())
+}
+
+fn need(d: &Devices, key: &str, dev: &str) -> Result<(), String> {
+    if !is_path(dev) {
+        return Err(format!(
+            "{key} '{dev}': a device is an absolute path of letters, digits and /._-+:@"
+        ));
+    }
+    if !d.has(dev) {
+        return Err(format!(
+            "{key} '{dev}' does not exist in the guest and no earlier step makes it (known: {})",
+            d.known()
+        ));
+    }
+    Ok(())
+}
+
+fn number(key: &str, v: &Option<super::Scalar>) -> Result<(), String> {
+    match v {
+        None => Ok(()),
+        Some(v) if v.to_string().parse::<u64>().is_ok() => Ok(()),
+        Some(v) => Err(format!("{key} '{v}' is not a whole number")),
+    }
+}
+
+fn dm(x: &DmDef, d: &mut Devices) -> Result<(), String> {
+    if !is_name(&x.name) {
+        return Err(format!(
+            "dm.name '{}': use letters, digits and ._-+ (at most 127)",
+            x.name
+        ));
+    }
+    for (k, v) in [
+        ("dm.device", &x.device),
+        ("dm.write_device", &x.write_device),
+        ("dm.flush_device", &x.flush_device),
+    ] {
+        if let Some(v) = v {
+            need(d, k, v)?;
+        }
+    }
+    for (k, v) in [
+        ("dm.read_ms", &x.read_ms),
+        ("dm.write_ms", &x.write_ms),
+        ("dm.flush_ms", &x.flush_ms),
+        ("dm.up_s", &x.up_s),
+        ("dm.down_s", &x.down_s),
+        ("dm.sectors", &x.sectors),
+    ] {
+        number(k, v)?;
+    }
+    let t = x.target.as_deref();
+    match (t, &x.table) {
+        (None, Some(_)) => {}
+        (Some(_), Some(_)) => return Err("dm: give either target or table, not both".into()),
+        (None, None) => return Err("dm: needs a target or a table".into()),
+        (Some("delay" | "linear" | "flakey"), None) if x.device.is_none() => {
+            return Err(format!(
+                "dm.device: target {} needs a device",
+                t.unwrap_or("")
+            ));
+        }
+        (Some("delay" | "linear" | "flakey" | "zero" | "error"), None) => {}
+        (Some(o), None) => {
+            return Err(format!(
+                "dm.target '{o}': use delay, linear, zero, error or flakey, or give a raw table"
+            ));
+        }
+    }
+    if t != Some("delay") && (x.write_device.is_some() || x.flush_device.is_some()) {
+        return Err("dm.write_device and dm.flush_device belong to target delay".into());
+    }
+    if t == Some("flakey") && (x.up_s.is_none() || x.down_s.is_none()) {
+        return Err("dm: target flakey needs up_s and down_s".into());
+    }
+    let node = format!("/dev/mapper/{}", x.name);
+    if d.made.contains(&node) {
+        return Err(format!("dm.name '{}' is made twice", x.name));
+    }
+    d.made.push(node);
+    Ok(())
+}
+
+fn step(s: &SetupStep, d: &mut Devices) -> Result<(), String> {
+    match s {
+        SetupStep::Dm(x) => dm(x, d)?,
+        SetupStep::NullBlk(n) => {
+            if !is_name(&n.name) {
+                return Err(format!(
+                    "null_blk.name '{}': use letters, digits and ._-+",
+                    n.name
+                ));
+            }
+            for k in n.attrs.keys() {
+                if !is_name(k) {
+                    return Err(format!(
+                        "null_blk attribute '{k}': not a configfs attribute name"
+                    ));
+                }
+            }
+            d.configfs_nullb = true;
+            d.made.push(format!("/dev/{}", n.name));
+        }
+        SetupStep::ModuleParam(m) => {
+            for (k, v) in [
+                ("module_param.module", &m.module),
+                ("module_param.param", &m.param),
+            ] {
+                if !is_name(v) {
+                    return Err(format!("{k} '{v}': use letters, digits and ._-+"));
+                }
+            }
+        }
+        SetupStep::Knob(k) => {
+            if !is_path(&k.path) {
+                return Err(format!(
+                    "knob.path '{}': an absolute path of letters, digits and /._-+:@",
+                    k.path
+                ));
+            }
+        }
+        SetupStep::Mkfs(m) => {
+            if !is_name(&m.fs) {
+                return Err(format!("mkfs.fs '{}': a file system name, e.g. xfs", m.fs));
+            }
+            need(d, "mkfs.device", &m.device)?;
+        }
+        SetupStep::Mount(m) => {
+            // `tmpfs`, `none`: a source that is not a device.
+            if !(is_name(&m.device) && m.fs.is_some()) {
+                need(d, "mount.device", &m.device)?;
+            }
+            if !is_path(&m.dir) {
+                return Err(format!(
+                    "mount.dir '{}': an absolute path of letters, digits and /._-+:@",
+                    m.dir
+                ));
+            }
+        }
+        SetupStep::Shell(_) => d.shell = true,
+    }
+    Ok(())
+}

@@ -131,9 +131,9 @@ fn rows() -> Vec<Row> {
         ),
         plan_row(
             "values that share a directory",
-            with("delay: [1, 2]", "delay: [\"a/b\", \"a b\"]"),
+            with("delay: [1, 2]", "delay: [1, 2]\n  tag: [\"a/b\", \"a b\"]"),
             3,
-            &["would share the directory", "delay=a_b"],
+            &["would share the directory", "tag=a_b"],
         ),
         plan_row(
             "name with ..",

@@ -309,7 +309,7 @@ fn claims_check_binds_the_dm_delay_mail() {
     let m = lab::matrix::Matrix::load(&root.join("matrices/dm-delay.yaml")).unwrap();
     let plan = m.plan().unwrap();
     let mail = root.join("tests/data/patches/dm-delay-ns-expiry.mbox");
-    let claims = lab::report::claim_bind::bindings(&m, &plan, &[mail.clone()], &[]);
+    let claims = lab::report::claim_bind::bindings(&m, &plan, std::slice::from_ref(&mail), &[]);
     assert_eq!(claims.len(), 1);
     let values = &claims[0].values;
     assert_eq!(values.len(), 8);

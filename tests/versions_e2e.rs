@@ -64,6 +64,7 @@ fn metric(c: &CellRecord, name: &str) -> Option<f64> {
 /// io_poll_delay is honoured on 5.10 and 6.1 and ignored on 6.12, from
 /// what each running kernel did, in one run.
 #[test]
+#[ignore = "needs three clean hz1000 kernel builds (5.10, 6.1, 6.12); not yet run end to end: cargo test --test versions_e2e -- --ignored"]
 fn hybrid_poll_delay_is_honoured_on_5_10_and_6_1_and_ignored_on_6_12() {
     let _one = ONE_VM.lock().unwrap_or_else(|e| e.into_inner());
     let (cells, report) = run(
@@ -121,6 +122,7 @@ fn hybrid_poll_delay_is_honoured_on_5_10_and_6_1_and_ignored_on_6_12() {
 /// dm-delay on 6.1 (timer) and 6.12 (kthread): IOPS per kernel, never
 /// above the 1000/delay bound, which the report prints beside them.
 #[test]
+#[ignore = "needs three clean hz1000 kernel builds (5.10, 6.1, 6.12); not yet run end to end: cargo test --test versions_e2e -- --ignored"]
 fn dm_delay_versions_reports_iops_per_kernel_under_the_bound() {
     let _one = ONE_VM.lock().unwrap_or_else(|e| e.into_inner());
     let (cells, report) = run("matrices/dm-delay-versions.yaml", "delay=10,rw=randread");
@@ -140,6 +142,7 @@ fn dm_delay_versions_reports_iops_per_kernel_under_the_bound() {
 /// (no PMU under TCG) are "not supported" with perf's reason, flagged,
 /// never 0 and never dropped.
 #[test]
+#[ignore = "needs three clean hz1000 kernel builds (5.10, 6.1, 6.12); not yet run end to end: cargo test --test versions_e2e -- --ignored"]
 fn xfs_sync_counts_context_switches_and_reports_cycles_not_supported() {
     let _one = ONE_VM.lock().unwrap_or_else(|e| e.into_inner());
     let (cells, report) = run("matrices/xfs-sync.yaml", "variant=linux-6.1,wl=sync4k");

@@ -34,7 +34,7 @@ name: t
 variants:
   - name: before
   - name: after
-    patches: [{diff: x.diff}]
+    patches: [{diff: ../tests/data/patches/plain.diff}]
 kernel_axes:
   arch: [x86_64]
   kver:
@@ -83,7 +83,7 @@ variants:
   - name: old
     source: debian-6.1
   - name: new
-    patches: [{diff: x.diff}]
+    patches: [{diff: ../tests/data/patches/plain.diff}]
 kernel_axes: {arch: [x86_64]}
 ",
     )

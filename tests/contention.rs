@@ -73,14 +73,7 @@ fn a_cpu_hog_makes_every_cell_contended_and_no_verdict_better_or_worse() {
     // Every comparison is untrusted, so the run is incomplete: exit 2.
     assert_eq!(out.status.code(), Some(2), "{stderr}\n{stdout}");
 
-    let run = lab::results::RunDir {
-        path: std::fs::read_dir(&results)
-            .unwrap()
-            .flatten()
-            .next()
-            .unwrap()
-            .path(),
-    };
+    let run = common::only_run(&results);
     let cells = run.cells().unwrap();
     assert_eq!(cells.len(), 6, "2 variants x 3 repetitions");
     for c in &cells {

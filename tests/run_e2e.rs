@@ -22,18 +22,6 @@ fn lab(args: &[&str], results: &Path) -> std::process::Output {
         .unwrap()
 }
 
-fn only_run(results: &Path) -> lab::results::RunDir {
-    let dirs: Vec<_> = std::fs::read_dir(results)
-        .unwrap()
-        .flatten()
-        .filter(|e| e.path().join("manifest.json").is_file())
-        .collect();
-    assert_eq!(dirs.len(), 1, "expected one run in {}", results.display());
-    lab::results::RunDir {
-        path: dirs[0].path(),
-    }
-}
-
 fn mean_ms(run: &lab::results::RunDir, variant: &str) -> f64 {
     let v: Vec<f64> = run
         .records()
@@ -76,7 +64,7 @@ fn dm_delay_one_ms_before_and_after_the_patch() {
         "lab run failed:\n{stderr}\n{}",
         String::from_utf8_lossy(&out.stdout)
     );
-    let run = only_run(results.path());
+    let run = common::only_run(results.path());
     let before = mean_ms(&run, "before");
     let after = mean_ms(&run, "after");
     eprintln!("1 ms delay at HZ=100: before {before:.2} ms, after {after:.2} ms");
@@ -171,7 +159,7 @@ fn an_interrupted_run_resumes_without_rerunning_finished_cells() {
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let status = child.wait().unwrap();
     assert!(!status.success());
-    let run = only_run(&results);
+    let run = common::only_run(&results);
     let finished: Vec<_> = run
         .cells()
         .unwrap()
@@ -225,7 +213,7 @@ fn an_interrupted_run_resumes_without_rerunning_finished_cells() {
     let fresh = dir.path().join("fresh");
     let out = lab(&["run", m.to_str().unwrap()], &fresh);
     assert!(out.status.success());
-    let straight = only_run(&fresh).records().unwrap();
+    let straight = common::only_run(&fresh).records().unwrap();
     let key = |r: &lab::results::Record| (r.cell.clone(), r.rep, r.metric.clone());
     let mut a: Vec<_> = resumed.iter().map(key).collect();
     let mut b: Vec<_> = straight.iter().map(key).collect();
@@ -285,7 +273,7 @@ fn a_two_shard_run_merged_equals_an_unsharded_run() {
         String::from_utf8_lossy(&out.stderr)
     );
 
-    let whole = only_run(&whole);
+    let whole = common::only_run(&whole);
     let merged = lab::results::RunDir { path: merged };
     let cells = |r: &lab::results::RunDir| {
         let mut v: Vec<_> = r
@@ -365,7 +353,7 @@ repetitions: 1
     );
     assert!(secs < 300.0, "the run took {secs:.0} s");
 
-    let run = only_run(&results);
+    let run = common::only_run(&results);
     let mut cells = run.cells().unwrap();
     cells.sort_by(|a, b| a.started.cmp(&b.started));
     let ids: Vec<_> = cells.iter().map(|c| c.cell.as_str()).collect();
@@ -435,7 +423,7 @@ timing: false
         "untimed cells: no warning\n{stderr}"
     );
 
-    let run = only_run(&results);
+    let run = common::only_run(&results);
     let cells = run.cells().unwrap();
     assert_eq!(cells.len(), 4);
     assert!(
@@ -521,7 +509,7 @@ timing: false
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
 
-    let run = only_run(&results);
+    let run = common::only_run(&results);
     let manifest = run.read_manifest().unwrap();
     let k = &manifest.kernels["x86_64-hz100-a"];
     assert!(

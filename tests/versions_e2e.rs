@@ -6,8 +6,7 @@
 mod common;
 
 use lab::guest::knob::KnobStatus;
-use lab::results::{CellRecord, RunDir};
-use std::path::Path;
+use lab::results::CellRecord;
 use std::process::Command;
 use std::sync::Mutex;
 
@@ -34,7 +33,7 @@ fn run(matrix: &str, filter: &str) -> (Vec<CellRecord>, String) {
         "lab run {matrix} --filter {filter}: {:?}\n{stderr}\n{stdout}",
         out.status
     );
-    let run = only_run(results.path());
+    let run = common::only_run(results.path());
     let cells = run.cells().unwrap();
     let report = Command::new(common::lab_bin())
         .arg("report")
@@ -43,18 +42,6 @@ fn run(matrix: &str, filter: &str) -> (Vec<CellRecord>, String) {
         .unwrap();
     let text = String::from_utf8_lossy(&report.stdout).into_owned();
     (cells, text)
-}
-
-fn only_run(results: &Path) -> RunDir {
-    let dirs: Vec<_> = std::fs::read_dir(results)
-        .unwrap()
-        .flatten()
-        .filter(|e| e.path().join("manifest.json").is_file())
-        .collect();
-    assert_eq!(dirs.len(), 1, "expected one run in {}", results.display());
-    RunDir {
-        path: dirs[0].path(),
-    }
 }
 
 fn metric(c: &CellRecord, name: &str) -> Option<f64> {

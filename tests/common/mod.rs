@@ -85,3 +85,16 @@ pub fn image(arch: Arch) -> PathBuf {
 pub fn lab_bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_lab"))
 }
+
+/// The one run a `lab run` wrote under `results`.
+pub fn only_run(results: &Path) -> lab::results::RunDir {
+    let dirs: Vec<_> = std::fs::read_dir(results)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().join("manifest.json").is_file())
+        .collect();
+    assert_eq!(dirs.len(), 1, "expected one run in {}", results.display());
+    lab::results::RunDir {
+        path: dirs[0].path(),
+    }
+}

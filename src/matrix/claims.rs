@@ -138,7 +138,7 @@ pub(super) fn check(m: &Matrix) -> Result<()> {
                 return Err(at(
                     metric_anchor,
                     format!(
-                        "unknown metric '{name}': fio gives read|write|trim.lat|clat_mean|p50|p99|p99_9, .iops, .bw, .ios and cpu.usr|sys|ctx; a command workload its own"
+                        "unknown metric '{name}': fio gives read|write|trim.lat|clat_mean|p50|p99|p99_9, .iops, .bw, .ios and cpu.usr|sys|ctx; a command workload, derived: and perf: name their own"
                     ),
                 ));
             };
@@ -190,8 +190,35 @@ fn kind_name(k: UnitKind) -> &'static str {
     }
 }
 
-/// The metrics a command workload defines, with their units.
+/// The metrics the matrix itself defines, with their units: a command
+/// workload's, the derived metrics (`cpu.total`, `bw.total`) and the
+/// perf counters (`perf.context-switches`). A claim may bind to each.
 pub fn command_metrics(m: &Matrix) -> Vec<CommandMetricDef> {
+    let def = |name: String, unit: &str| CommandMetricDef {
+        name,
+        regex: String::new(),
+        unit: unit.to_string(),
+        scale: None,
+    };
+    let derived = m.derived.iter().map(|d| def(d.name.clone(), &d.unit));
+    let perf = m.perf.iter().flat_map(|p| &p.events).map(|e| {
+        // perf stat counts events; the clocks it gives in msec.
+        let unit = if e.ends_with("-clock") {
+            "msec"
+        } else {
+            "count"
+        };
+        def(format!("perf.{e}"), unit)
+    });
+    workload_metrics(m)
+        .into_iter()
+        .chain(derived)
+        .chain(perf)
+        .collect()
+}
+
+/// The metrics a command workload defines, with their units.
+fn workload_metrics(m: &Matrix) -> Vec<CommandMetricDef> {
     let inline = match &m.workload {
         Some(super::schema::WorkloadRef::Inline(w)) => Some(w),
         _ => None,

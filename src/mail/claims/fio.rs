@@ -49,6 +49,10 @@ fn is_fio(text: &str) -> bool {
 
 pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
     let t = &lines[i].text;
+    // Every line that starts fio's output has one of these.
+    if !(t.contains("(g") || t.contains("IOPS=")) {
+        return None;
+    }
     if !(JOB.is_match(t) || IO.is_match(t) || OTHER.is_match(t) && t.contains("(g=")) {
         return None;
     }

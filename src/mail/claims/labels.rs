@@ -16,6 +16,8 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
     if i > 0 && lines[i - 1].text.trim() == "parameters:" {
         return None;
     }
+    // Most lines are no label: say so before building anything.
+    label_value(&lines[i].text)?;
     let mut d = Draft {
         kind: Some(ClaimKind::LabelValues),
         key_columns: vec!["label".into()],
@@ -27,21 +29,39 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
         ..Draft::default()
     };
     let mut j = i;
-    while let Some((label, cell)) = lines.get(j).and_then(|l| label_value(&l.text)) {
-        if is_parameter(&label) {
-            d.conditions.insert(label, cell.1);
+    let mut arrows = false;
+    while let Some(lv) = lines.get(j).and_then(|l| label_value(&l.text)) {
+        if is_parameter(&lv.label) {
+            d.conditions.insert(lv.label, lv.raw);
         } else {
-            let unit = label_unit(&label);
+            let unit = label_unit(&lv.label);
+            let mut values = vec![lv.cell.value()];
+            if let Some(after) = lv.after {
+                arrows = true;
+                values.push(after.value());
+            }
             d.rows.push(Row {
-                keys: vec![label],
+                keys: vec![lv.label],
                 unit,
-                values: vec![cell.0.value()],
+                values,
                 line: lines[j].no,
             });
         }
         j += 1;
     }
     d.end = j;
+    // `writeback: 41.7 s -> 12.9 s`: the list says before and after.
+    if arrows {
+        d.columns = ["before", "after"]
+            .map(|name| Column {
+                name: name.into(),
+                unit: None,
+            })
+            .to_vec();
+        for r in &mut d.rows {
+            r.values.resize(2, crate::mail::model::Value::Missing);
+        }
+    }
     let with_units = d
         .rows
         .iter()
@@ -79,27 +99,67 @@ fn common_unit(rows: &[Row]) -> Option<crate::mail::model::Unit> {
         .then(|| first.clone())
 }
 
+/// One `label: value` line.
+struct LabelValue {
+    label: String,
+    cell: Cell,
+    /// The value as written (a parameter's value may be a word).
+    raw: String,
+    /// `41.7 s -> 12.9 s`: the value after the arrow.
+    after: Option<Cell>,
+}
+
 /// `label: value ...` where value starts with a number (and a unit); the
-/// words after it (`(avg of 3 runs)`) are not part of it.
-fn label_value(line: &str) -> Option<(String, (Cell, String))> {
+/// words after it (`(avg of 3 runs)`) are not part of it. A value may be
+/// a change, `before -> after`.
+fn label_value(line: &str) -> Option<LabelValue> {
     static LABEL_VALUE: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(r"^\s*(?:[-*•]\s+)?([A-Za-z][A-Za-z0-9 _./()%+-]{0,40}?)\s*[:=]\s+(\S.*?)\s*$")
             .expect("constant regex")
     });
+    if !line.contains([':', '=']) {
+        return None;
+    }
     let c = LABEL_VALUE.captures(line)?;
     let label = c[1].trim().to_string();
     let value = c[2].trim();
-    let words: Vec<&str> = value.split_whitespace().collect();
-    for n in (1..=words.len().min(3)).rev() {
-        let text = words[..n].join(" ");
-        let text = text.trim_end_matches([',', ';']);
-        let cell = parse_cell(text);
-        if matches!(cell, Cell::Number { .. }) {
-            return Some((label, (cell, value.to_string())));
-        }
+    let arrow = ["-->", "->", "→", "=>"]
+        .iter()
+        .find_map(|a| value.split_once(a))
+        .and_then(|(l, r)| Some((leading_cell(l)?, leading_cell(r)?)));
+    if let Some((before, after)) = arrow {
+        return Some(LabelValue {
+            label,
+            cell: before,
+            raw: value.to_string(),
+            after: Some(after),
+        });
+    }
+    if let Some(cell) = leading_cell(value) {
+        return Some(LabelValue {
+            label,
+            cell,
+            raw: value.to_string(),
+            after: None,
+        });
     }
     // A parameter may have a value that is not a number (`disk: 1HDD`).
-    is_parameter(&label).then(|| (label, (Cell::Text, value.to_string())))
+    is_parameter(&label).then(|| LabelValue {
+        label,
+        cell: Cell::Text,
+        raw: value.to_string(),
+        after: None,
+    })
+}
+
+/// The number (and unit) in the first 1-3 words of `value`.
+fn leading_cell(value: &str) -> Option<Cell> {
+    let words: Vec<&str> = value.split_whitespace().collect();
+    (1..=words.len().min(3)).rev().find_map(|n| {
+        let text = words[..n].join(" ");
+        let cell = parse_cell(text.trim_end_matches([',', ';']));
+        matches!(cell, Cell::Number { .. }).then_some(cell)
+    })
 }
 
 /// A benchmark's parameter rather than a result.

@@ -161,6 +161,9 @@ fn hunk_counts(text: &str) -> Option<(u64, u64)> {
     static HUNK: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(r"^@@+ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@").expect("constant regex")
     });
+    if !text.starts_with("@@") {
+        return None;
+    }
     let c = HUNK.captures(text)?;
     let count = |i: usize| c.get(i).map_or(Some(1), |m| m.as_str().parse().ok());
     Some((count(1)?, count(2)?))
@@ -188,7 +191,9 @@ fn is_diffstat(text: &str) -> bool {
     static CHANGED: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(r"^\s*\d+ files? changed(, \d+ insertions?\(\+\))?").expect("constant regex")
     });
-    CHANGED.is_match(text) || FILE.is_match(text)
+    // Cheap tests first: most lines are neither.
+    (text.contains(" changed") && CHANGED.is_match(text))
+        || (text.contains('|') && FILE.is_match(text))
 }
 
 /// `Signed-off-by:`, `Tested-by:`, `Fixes:`, `Link:`, `Cc:` and the like.
@@ -199,14 +204,14 @@ fn is_trailer(text: &str) -> bool {
         )
         .expect("constant regex")
     });
-    TRAILER.is_match(text)
+    text.contains(": ") && TRAILER.is_match(text)
 }
 
 /// `[   12.345678] nvme0n1: ...`: a kernel log line.
 fn is_dmesg(text: &str) -> bool {
     static DMESG: LazyLock<Regex> =
         LazyLock::new(|| Regex::new(r"^\s*(<\d>)?\[\s*\d+\.\d+\]").expect("constant regex"));
-    DMESG.is_match(text)
+    text.trim_start().starts_with(['[', '<']) && DMESG.is_match(text)
 }
 
 #[cfg(test)]

@@ -35,17 +35,12 @@ use std::collections::{BTreeMap, HashMap};
 /// format-patch` output, `git log` output or plain text, each reported
 /// once, at its shallowest quote depth, even when replies quote it.
 pub fn extract(raw: &[u8]) -> Result<Vec<ClaimTable>> {
-    let mut tables = Vec::new();
+    let mut tables: Vec<(u128, ClaimTable)> = Vec::new();
     if raw.starts_with(b"From ") {
-        for (n, data) in crate::mail::mbox::messages(raw).iter().enumerate() {
-            crate::interrupt::check()?;
-            let m = message::parse(data)
-                .with_context(|| format!("reading message {} of the mbox", n + 1))?;
-            tables.extend(of_message(&m, n + 1)?);
-        }
+        tables = of_mbox(&crate::mail::mbox::messages(raw))?;
     } else if message::looks_like_mail(raw) {
         let m = message::parse(raw).context("reading the mail")?;
-        tables.extend(of_message(&m, 1)?);
+        tables.extend(keyed(of_message(&m, 1)?));
     } else {
         let text = String::from_utf8_lossy(raw);
         match git_log(&text) {
@@ -55,10 +50,10 @@ pub fn extract(raw: &[u8]) -> Result<Vec<ClaimTable>> {
                         message: n + 1,
                         ..origin
                     };
-                    tables.extend(in_text(&body, &origin)?);
+                    tables.extend(keyed(in_text(&body, &origin)?));
                 }
             }
-            None => tables.extend(in_text(&text, &Origin::default_first())?),
+            None => tables.extend(keyed(in_text(&text, &Origin::default_first())?)),
         }
     }
     Ok(dedupe(tables))
@@ -66,7 +61,9 @@ pub fn extract(raw: &[u8]) -> Result<Vec<ClaimTable>> {
 
 /// The claims in a mail body or other text, without mail headers.
 pub fn extract_text(body: &str) -> Vec<ClaimTable> {
-    dedupe(in_text(body, &Origin::default_first()).unwrap_or_default())
+    dedupe(keyed(
+        in_text(body, &Origin::default_first()).unwrap_or_default(),
+    ))
 }
 
 impl Origin {
@@ -76,6 +73,48 @@ impl Origin {
             ..Origin::default()
         }
     }
+}
+
+/// The messages of an mbox, read on every core: each message is read
+/// on its own, so contiguous chunks of them concatenate in order.
+fn of_mbox(messages: &[Vec<u8>]) -> Result<Vec<(u128, ClaimTable)>> {
+    let read = |first: usize, chunk: &[Vec<u8>]| -> Result<Vec<(u128, ClaimTable)>> {
+        let mut out = Vec::new();
+        for (k, data) in chunk.iter().enumerate() {
+            let n = first + k + 1;
+            crate::interrupt::check()?;
+            let m =
+                message::parse(data).with_context(|| format!("reading message {n} of the mbox"))?;
+            out.extend(keyed(of_message(&m, n)?));
+        }
+        Ok(out)
+    };
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // Threads pay off only for a big thread of mails.
+    let threads = cores.min(messages.len() / 64).max(1);
+    if threads == 1 {
+        return read(0, messages);
+    }
+    let size = messages.len().div_ceil(threads);
+    let parts: Vec<Result<Vec<(u128, ClaimTable)>>> = std::thread::scope(|s| {
+        let handles: Vec<_> = messages
+            .chunks(size)
+            .enumerate()
+            .map(|(c, chunk)| s.spawn(move || read(c * size, chunk)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(anyhow::anyhow!("a claims reader thread panicked")))
+            })
+            .collect()
+    });
+    let mut tables = Vec::new();
+    for p in parts {
+        tables.extend(p?);
+    }
+    Ok(tables)
 }
 
 fn of_message(m: &message::Message, n: usize) -> Result<Vec<ClaimTable>> {
@@ -172,11 +211,13 @@ const LAYOUTS: [Layout; 6] = [
 fn in_text(body: &str, origin: &Origin) -> Result<Vec<ClaimTable>> {
     let lines = lines::readable(body);
     let mut out = Vec::new();
+    let mut before: &[Line] = &[];
     for (n, block) in blocks(&lines).into_iter().enumerate() {
         if n % 256 == 0 {
             crate::interrupt::check()?;
         }
-        out.extend(in_block(block, origin));
+        out.extend(in_block(block, before, origin));
+        before = block;
     }
     crate::interrupt::check()?;
     Ok(out)
@@ -208,7 +249,9 @@ fn blocks(lines: &[Line]) -> Vec<&[Line]> {
     out
 }
 
-fn in_block(block: &[Line], origin: &Origin) -> Vec<ClaimTable> {
+/// The claims in one block; `before` is the block above it, at another
+/// quote depth, which may introduce its first table.
+fn in_block(block: &[Line], before: &[Line], origin: &Origin) -> Vec<ClaimTable> {
     let depth = block.iter().find(|l| !l.is_blank()).map_or(0, |l| l.depth);
     let mut found: Vec<Draft> = Vec::new();
     let mut i = 0;
@@ -250,10 +293,16 @@ fn in_block(block: &[Line], origin: &Origin) -> Vec<ClaimTable> {
             consumed_until = consumed_until.max(d.end);
             continue;
         }
+        let first = block.iter().position(|l| !l.is_blank());
         let caption = d
             .caption
             .clone()
-            .or_else(|| caption_above(block, consumed_until, d.start));
+            .or_else(|| caption_above(block, consumed_until, d.start))
+            .or_else(|| {
+                (first == Some(d.start))
+                    .then(|| intro_above(before))
+                    .flatten()
+            });
         let after = block.get(d.end..).unwrap_or_default();
         let unit = match (&d.unit, &caption) {
             (None, Some(c)) if d.unit_from_caption => grid::caption_unit(c),
@@ -310,6 +359,16 @@ fn caption_above(block: &[Line], from: usize, start: usize) -> Option<String> {
     Some(sentence.to_string()).filter(|s| !s.is_empty())
 }
 
+/// A caption at another quote depth: the reply's "Here are my numbers
+/// on arm64:" just above a quoted table, or a quoted line above the
+/// replier's table. Only a line that ends with a colon introduces, and
+/// never the attribution ("On Mon, ... wrote:").
+fn intro_above(before: &[Line]) -> Option<String> {
+    let caption = caption_above(before, 0, before.len())?;
+    let intro = caption.ends_with(':') && !caption.ends_with("wrote:");
+    intro.then_some(caption)
+}
+
 /// The text after the last sentence end in `text` (`. ` with a capital
 /// or not); None when the last 3 lines hold no sentence start.
 fn last_sentence(text: &str) -> Option<&str> {
@@ -353,11 +412,10 @@ fn bound_sentence(after: &[Line], caption: Option<&str>) -> Option<String> {
 /// Drops repeats of a table (a reply quoting it), keeping the first
 /// position and the shallowest quote depth: the author's own words are
 /// the claim, a quote only repeats it. Hashing keeps this linear.
-fn dedupe(tables: Vec<ClaimTable>) -> Vec<ClaimTable> {
+fn dedupe(tables: Vec<(u128, ClaimTable)>) -> Vec<ClaimTable> {
     let mut kept: Vec<ClaimTable> = Vec::with_capacity(tables.len());
-    let mut seen: HashMap<String, usize> = HashMap::new();
-    for t in tables {
-        let key = fingerprint(&t);
+    let mut seen: HashMap<u128, usize> = HashMap::new();
+    for (key, t) in tables {
         match seen.get(&key) {
             Some(&k) if t.quote_depth < kept[k].quote_depth => kept[k] = t,
             Some(_) => {}
@@ -370,13 +428,33 @@ fn dedupe(tables: Vec<ClaimTable>) -> Vec<ClaimTable> {
     kept
 }
 
+/// Tables with their fingerprints, computed where they are read (on
+/// the reader threads for an mbox).
+fn keyed(tables: Vec<ClaimTable>) -> Vec<(u128, ClaimTable)> {
+    tables.into_iter().map(|t| (fingerprint(&t), t)).collect()
+}
+
 /// What makes two tables the same claim: kind, columns and rows, not
-/// where they were written.
-fn fingerprint(t: &ClaimTable) -> String {
-    let rows: Vec<(&Vec<String>, String)> = t
-        .rows
-        .iter()
-        .map(|r| (&r.keys, format!("{:?}", r.values)))
-        .collect();
-    format!("{:?}{:?}{:?}{:?}", t.kind, t.key_columns, t.columns, rows)
+/// where they were written. Hashed as it is formatted, so no string of
+/// the whole table is built.
+fn fingerprint(t: &ClaimTable) -> u128 {
+    use std::fmt::Write as _;
+    use std::hash::{DefaultHasher, Hasher};
+    /// Feeds formatted text to two differently seeded hashers: 128 bits,
+    /// so two different tables do not collide in practice.
+    struct Sink(DefaultHasher, DefaultHasher);
+    impl std::fmt::Write for Sink {
+        fn write_str(&mut self, s: &str) -> std::fmt::Result {
+            self.0.write(s.as_bytes());
+            self.1.write(s.as_bytes());
+            Ok(())
+        }
+    }
+    let mut sink = Sink(DefaultHasher::new(), DefaultHasher::new());
+    sink.1.write_u8(1);
+    let _ = write!(sink, "{:?}{:?}{:?}", t.kind, t.key_columns, t.columns);
+    for r in &t.rows {
+        let _ = write!(sink, "{:?}{:?}", r.keys, r.values);
+    }
+    (u128::from(sink.0.finish()) << 64) | u128::from(sink.1.finish())
 }

@@ -85,6 +85,13 @@ static NUMBER: LazyLock<Regex> = LazyLock::new(|| {
 /// thousands are dropped, and a `k`, `K`, `M`, `G` right after the
 /// digits (with no letter after it) scales it exactly.
 pub fn leading_number(s: &str) -> Option<(f64, &str)> {
+    // Most cells are words: no regex search for them.
+    if !s
+        .trim_start_matches(['+', '-', '.'])
+        .starts_with(|c: char| c.is_ascii_digit())
+    {
+        return None;
+    }
     let m = NUMBER.find(s)?;
     let digits = m.as_str().replace(',', "");
     let rest = &s[m.end()..];
@@ -172,10 +179,11 @@ impl Cell {
 pub fn parse_cell(raw: &str) -> Cell {
     const NA: [&str; 8] = ["-", "--", "—", "–", "n/a", "na", "?", "n.a."];
     let cell = raw.trim();
-    if NA.contains(&cell.to_lowercase().as_str()) {
+    if NA.iter().any(|na| cell.eq_ignore_ascii_case(na)) {
         return Cell::NotApplicable;
     }
-    let (main, spread) = match cell.split_once('±').or_else(|| cell.split_once("+-")) {
+    let spread_mark = || cell.split_once('±').or_else(|| cell.split_once("+-"));
+    let (main, spread) = match (cell.contains(['±', '+'])).then(spread_mark).flatten() {
         Some((m, s)) => match spread_of(s) {
             Some(p) => (m.trim(), Some(p)),
             None => return Cell::Text,

@@ -22,13 +22,17 @@ static HEADER: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
+    // An event line starts with a count or `<not ...>`.
+    let first = lines[i].text.trim_start();
+    if !first.starts_with(|c: char| c.is_ascii_digit() || c == '<')
+        || !EVENT.is_match(&lines[i].text)
+    {
+        return None;
+    }
     let header = (i > 0)
         .then(|| previous_nonblank(lines, i))
         .flatten()
         .and_then(|h| HEADER.captures(&lines[h].text));
-    if !EVENT.is_match(&lines[i].text) {
-        return None;
-    }
     let mut d = Draft {
         kind: Some(ClaimKind::PerfStat),
         key_columns: vec!["event".into()],

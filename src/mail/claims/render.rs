@@ -54,8 +54,9 @@ pub fn render(tables: &[ClaimTable], format: Format) -> Result<String> {
     })
 }
 
-/// `lab claims extract MAIL --format F`: 0 with claims, 1 without, 3
-/// for a file that cannot be read or a format that does not exist.
+/// `lab claims extract MAIL --format F`: 0 with or without claims (a
+/// mail with none is no unmet claim, so not 1; stderr says why), 3 for a
+/// file that cannot be read or a format that does not exist.
 pub fn extract_cmd(mail: &Path, format: &str, out: &mut dyn Write) -> Result<i32> {
     let format = match Format::parse(format) {
         Ok(f) => f,
@@ -85,9 +86,23 @@ pub fn extract_cmd(mail: &Path, format: &str, out: &mut dyn Write) -> Result<i32
             mail.display(),
             html_only_hint(&raw)
         );
-        return Ok(1);
+        return Ok(0);
     }
-    out.write_all(render(&tables, format)?.as_bytes())?;
+    if format == Format::Json {
+        // Streamed: a big thread's JSON is never held whole in memory.
+        let doc = JsonDoc {
+            schema_version: SCHEMA_VERSION,
+            tables: &tables,
+        };
+        let mut w = std::io::BufWriter::new(out);
+        serde_json::to_writer_pretty(&mut w, &doc)?;
+        w.write_all(b"\n")?;
+        w.flush()?;
+    } else {
+        out.write_all(render(&tables, format)?.as_bytes())?;
+    }
+    // Freeing a big thread's tables one by one only delays the exit.
+    std::mem::forget(tables);
     Ok(0)
 }
 

@@ -337,3 +337,85 @@ fn dm_delay_claim_still_parses_the_old_way() {
     assert_eq!(back.metric.unwrap().value, "write.lat_mean");
     assert_eq!(condition_text(&back.conditions["hz"]), "100");
 }
+
+/// A claim binds to a derived metric (usr+sys CPU, read+write bandwidth)
+/// and to a perf counter, with their units; a unit of another kind is
+/// still an error.
+#[test]
+fn claims_bind_to_derived_metrics_and_perf_counters() {
+    let text = |unit: &str| {
+        format!(
+            "\
+version: 1
+name: derived
+variants:
+  - name: before
+  - name: after
+kernel_axes:
+  arch: [x86_64]
+run_axes:
+  threads: [1, 8]
+workload:
+  fio: {{filename: /dev/nvme0n1, rw: randrw, number_ios: 10}}
+derived:
+  cpu.total: cpu.usr + cpu.sys
+  bw.total: read.bw + write.bw
+perf: {{events: [context-switches, task-clock]}}
+claims:
+  - source: {{message-id: x@y}}
+    rows: metric
+    metrics: {{\"usr+sys\": cpu.total, \"rw bw\": bw.total, cs: perf.context-switches, clock: perf.task-clock}}
+    columns: {{before: before, after: after}}
+{unit}    tolerance: 10%
+"
+        )
+    };
+    // No single unit fits every row: the rows name their own.
+    let m = Matrix::parse(&repo().join("matrices/test.yaml"), &text("")).unwrap();
+    let mut t = table(
+        &["metric"],
+        &[("before", None), ("after", None)],
+        &[
+            (&["usr+sys"], &[num(41.0), num(23.5)]),
+            (&["rw bw"], &[num(180.0), num(240.0)]),
+            (&["cs"], &[num(212044.0), num(98000.0)]),
+            (&["clock"], &[num(1234.5), num(1100.0)]),
+        ],
+    );
+    t.rows[1].unit = unit("MB/s");
+    t.rows[2].unit = unit("count");
+    t.rows[3].unit = unit("msec");
+    let plan = m.plan().unwrap();
+    let b = bind(1, &m.claims[0], &t, &plan, &command_metrics(&m));
+    let got: Vec<(&str, &str, f64)> = b
+        .iter()
+        .map(|x| (x.metric.as_str(), x.unit.as_str(), x.from_stored))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("cpu.total", "%", 1.0),
+            ("cpu.total", "%", 1.0),
+            ("bw.total", "MB/s", 1e-6),
+            ("bw.total", "MB/s", 1e-6),
+            ("perf.context-switches", "count", 1.0),
+            ("perf.context-switches", "count", 1.0),
+            ("perf.task-clock", "ms", 1.0),
+            ("perf.task-clock", "ms", 1.0),
+        ]
+    );
+    assert!(b.iter().all(|x| cells(x).len() == 2), "{b:?}");
+    // A throughput against usr+sys CPU fails at plan time.
+    let e = format!(
+        "{:#}",
+        Matrix::parse(
+            &repo().join("matrices/test.yaml"),
+            &text("    unit: MB/s\n")
+        )
+        .unwrap_err()
+    );
+    assert!(
+        e.contains("its unit MB/s (a throughput) cannot measure"),
+        "{e}"
+    );
+}

@@ -795,7 +795,7 @@ fn cell_summary(s: &Side, e: &Entry, names: &[String], settings: &Settings) -> C
         }
         for c in &r.contended_attempts {
             flags.add(
-                FlagKind::Contended,
+                FlagKind::Retried,
                 format!("re-run: an earlier attempt was contended ({})", c.figures()),
                 None,
                 rep,
@@ -869,7 +869,30 @@ fn cell_summary(s: &Side, e: &Entry, names: &[String], settings: &Settings) -> C
             .map(|r| r.secs)
             .filter(|s| s.is_finite())
             .sum(),
+        uncounted: uncounted(&e.records),
     }
+}
+
+/// The perf events no repetition counted, with perf's status.
+fn uncounted(records: &[&CellRecord]) -> Vec<(String, String)> {
+    use crate::bench::perf::PerfStatus;
+    let mut out: Vec<(String, String)> = Vec::new();
+    let all = records.iter().flat_map(|r| &r.perf);
+    for p in all.clone().filter(|p| p.status != PerfStatus::Counted) {
+        let metric = format!("perf.{}", p.event);
+        let counted = all
+            .clone()
+            .any(|q| q.event == p.event && q.status == PerfStatus::Counted);
+        if !counted && !out.iter().any(|(m, _)| *m == metric) {
+            let why = match p.status {
+                PerfStatus::NotSupported => "not supported",
+                PerfStatus::NotCounted => "not counted",
+                _ => "not printed",
+            };
+            out.push((metric, why.to_string()));
+        }
+    }
+    out
 }
 
 fn first_line(s: &str) -> String {
@@ -1403,6 +1426,18 @@ fn outcome(r: &Report) -> Outcome {
             c.variant,
             c.base_variant,
             c.untrusted.join(", ")
+        ));
+    }
+    let alone = super::contended_alone(r).count();
+    if alone > 0 {
+        let cells: usize = r
+            .groups
+            .iter()
+            .filter(|g| g.comparisons.is_empty())
+            .map(|g| g.cells.len())
+            .sum();
+        incomplete.push(format!(
+            "{alone} of {cells} cell(s) without a comparison were measured on a contended host: their timings may be inflated; run them again on a quiet host, or on one with more cores than the guest has vCPUs"
         ));
     }
     incomplete.extend(r.problems.iter().cloned());

@@ -283,6 +283,20 @@ pub struct CellSummary {
     pub accels: Vec<String>,
     /// Seconds the cell's repetitions took, together.
     pub secs: f64,
+    /// perf events the guest could not count: (`perf.<event>`, why in
+    /// perf's words, "not supported"). Shown in place of a value.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub uncounted: Vec<(String, String)>,
+}
+
+impl CellSummary {
+    /// Why `metric` has no value, when perf said so.
+    pub fn uncounted(&self, metric: &str) -> Option<&str> {
+        self.uncounted
+            .iter()
+            .find(|(m, _)| m == metric)
+            .map(|(_, why)| why.as_str())
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -351,6 +365,8 @@ pub enum FlagKind {
     HostLoad,
     /// Host CPU contention measured during the cell.
     Contended,
+    /// An earlier attempt was contended; the one kept was quiet.
+    Retried,
     /// Repetitions vary more than the matrix allows.
     HighCv,
     /// A claim made under other conditions.
@@ -373,6 +389,7 @@ impl FlagKind {
             FlagKind::KnobIgnored => "knob-ignored",
             FlagKind::HostLoad => "host-load",
             FlagKind::Contended => "contended",
+            FlagKind::Retried => "retried",
             FlagKind::HighCv => "high-cv",
             FlagKind::ClaimConditions => "claim-conditions",
             FlagKind::Failed => "failed",
@@ -564,7 +581,8 @@ pub fn exit_code(report: &Report) -> i32 {
     outcome_code(
         !report.completeness.complete()
             || !report.problems.is_empty()
-            || untrusted(report).next().is_some(),
+            || untrusted(report).next().is_some()
+            || contended_alone(report).next().is_some(),
         report
             .groups
             .iter()
@@ -585,6 +603,18 @@ pub fn untrusted(report: &Report) -> impl Iterator<Item = (&Group, &Comparison)>
             .filter(|c| c.verdict == stats::Verdict::Untrusted)
             .map(move |c| (g, c))
     })
+}
+
+/// Cells measured on a contended host that no comparison covers (a run
+/// of one variant): their numbers are shown, but the run is no clean
+/// result until they are measured again.
+pub fn contended_alone(report: &Report) -> impl Iterator<Item = &CellSummary> {
+    report
+        .groups
+        .iter()
+        .filter(|g| g.comparisons.is_empty())
+        .flat_map(|g| &g.cells)
+        .filter(|c| c.flags.iter().any(|f| f.kind == FlagKind::Contended))
 }
 
 fn outcome_code(incomplete: bool, regression: bool, unmet: bool) -> i32 {

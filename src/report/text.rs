@@ -407,10 +407,11 @@ fn comparison_tables(r: &Report, max: Option<usize>) -> Vec<TableView> {
                     for c in &g.cells {
                         let s = c.metrics.iter().find(|x| x.metric == m.name);
                         let sm = s.and_then(|s| s.summary);
+                        let median = value_or_why(g, &c.variant, sm.map(|s| s.median), m);
                         rows.push(vec![
                             key_value(g),
                             sm.map(|s| s.n.to_string()).unwrap_or_else(|| "0".into()),
-                            shown(sm.map(|s| s.median), m),
+                            median,
                             shown_ci(s.and_then(|s| s.median_ci), m),
                             sm.map(|s| num::percent(s.cv)).unwrap_or_else(|| "-".into()),
                             marks.clone(),
@@ -426,7 +427,7 @@ fn comparison_tables(r: &Report, max: Option<usize>) -> Vec<TableView> {
                 if comps.is_empty() {
                     // No comparison: show what there is.
                     for c in &g.cells {
-                        let med = shown(median_of(g, &c.variant), m);
+                        let med = value_or_why(g, &c.variant, median_of(g, &c.variant), m);
                         let (b, n) = if &c.variant == base {
                             (med, "-".into())
                         } else {
@@ -452,8 +453,8 @@ fn comparison_tables(r: &Report, max: Option<usize>) -> Vec<TableView> {
                         row.push(c.variant.clone());
                     }
                     row.extend([
-                        shown(c.base_median, m),
-                        shown(c.median, m),
+                        value_or_why(g, &c.base_variant, c.base_median, m),
+                        value_or_why(g, &c.variant, c.median, m),
                         num::opt_change(c.change),
                         num::change_ci(c.change_ci),
                         if c.regression {
@@ -491,6 +492,20 @@ fn comparison_tables(r: &Report, max: Option<usize>) -> Vec<TableView> {
         }
     }
     out
+}
+
+/// A value for a table, or why there is none when perf said so ("not
+/// supported"): never a bare `-` for an event the guest cannot count.
+fn value_or_why(g: &Group, variant: &str, v: Option<f64>, m: &MetricInfo) -> String {
+    let why = g
+        .cells
+        .iter()
+        .find(|c| c.variant == variant)
+        .and_then(|c| c.uncounted(&m.name));
+    match (v, why) {
+        (None, Some(why)) => why.to_string(),
+        _ => shown(v, m),
+    }
 }
 
 /// `io_poll=0,io_poll_delay=10` → `0,10`, as `key_value` shows a row.

@@ -67,13 +67,20 @@ pub async fn run(
     }
     manifest.claim_sources = claims.0;
     events.note(format!("run {} in {}", run.id(), run.path.display()));
+    let per_vm = plan
+        .boots
+        .iter()
+        .map(|b| b.cpus as usize)
+        .max()
+        .unwrap_or(1);
+    if opts.jobs == 1 && matrix.timing && per_vm >= crate::util::ncpus() {
+        // Measured: 2 vCPUs on 2 cores, QEMU waited 13-14% of each cell.
+        events.warn(format!(
+            "a guest of {per_vm} vCPUs on a {}-core host: QEMU's own threads will wait for a core, and timing cells will be flagged contended; give the guest fewer vCPUs or the host more cores",
+            crate::util::ncpus()
+        ));
+    }
     if opts.jobs > 1 && matrix.timing {
-        let per_vm = plan
-            .boots
-            .iter()
-            .map(|b| b.cpus as usize)
-            .max()
-            .unwrap_or(1);
         if opts.jobs * per_vm + 1 > crate::util::ncpus() {
             events.warn(format!(
                 "--jobs {} runs timing cells in parallel VMs on a {}-core host: they will share cores, and a loaded guest can lose its TSC and fall back to jiffies",
@@ -130,7 +137,13 @@ pub async fn run(
     let manifest = manifest.into_inner().unwrap();
     run.write_manifest(&manifest)?;
     let n = run.write_records()?;
-    events.finished("cells", true, false, 0.0, format!("{n} records"));
+    events.finished(
+        "cells",
+        true,
+        false,
+        0.0,
+        format!("{n} metric values stored"),
+    );
     for r in results {
         r?;
     }

@@ -439,22 +439,22 @@ fn keyed(tables: Vec<ClaimTable>) -> Vec<(u128, ClaimTable)> {
 /// the whole table is built.
 fn fingerprint(t: &ClaimTable) -> u128 {
     use std::fmt::Write as _;
-    use std::hash::{DefaultHasher, Hasher};
-    /// Feeds formatted text to two differently seeded hashers: 128 bits,
-    /// so two different tables do not collide in practice.
-    struct Sink(DefaultHasher, DefaultHasher);
+    /// Feeds formatted text to blake3: 128 bits of it, so two different
+    /// tables do not collide in practice.
+    struct Sink(blake3::Hasher);
     impl std::fmt::Write for Sink {
         fn write_str(&mut self, s: &str) -> std::fmt::Result {
-            self.0.write(s.as_bytes());
-            self.1.write(s.as_bytes());
+            self.0.update(s.as_bytes());
             Ok(())
         }
     }
-    let mut sink = Sink(DefaultHasher::new(), DefaultHasher::new());
-    sink.1.write_u8(1);
+    let mut sink = Sink(blake3::Hasher::new());
     let _ = write!(sink, "{:?}{:?}{:?}", t.kind, t.key_columns, t.columns);
     for r in &t.rows {
         let _ = write!(sink, "{:?}{:?}", r.keys, r.values);
     }
-    (u128::from(sink.0.finish()) << 64) | u128::from(sink.1.finish())
+    let hash = sink.0.finalize();
+    let mut first = [0u8; 16];
+    first.copy_from_slice(&hash.as_bytes()[..16]);
+    u128::from_le_bytes(first)
 }

@@ -85,6 +85,12 @@ static NUMBER: LazyLock<Regex> = LazyLock::new(|| {
 /// thousands are dropped, and a `k`, `K`, `M`, `G` right after the
 /// digits (with no letter after it) scales it exactly.
 pub fn leading_number(s: &str) -> Option<(f64, &str)> {
+    number_prefix(s).map(|(v, rest, _)| (v, rest))
+}
+
+/// [`leading_number`], with the end of the bare number in `s` (before
+/// any multiplier).
+fn number_prefix(s: &str) -> Option<(f64, &str, usize)> {
     // Most cells are words: no regex search for them.
     if !s
         .trim_start_matches(['+', '-', '.'])
@@ -98,9 +104,9 @@ pub fn leading_number(s: &str) -> Option<(f64, &str)> {
     if let Some((power, tail)) = multiplier(rest)
         && !digits.contains(['e', 'E'])
     {
-        return Some((shift(&digits, power)?, tail));
+        return Some((shift(&digits, power)?, tail, m.end()));
     }
-    Some((digits.parse().ok()?, rest))
+    Some((digits.parse().ok()?, rest, m.end()))
 }
 
 /// `k` → 3 decimal places, when no letter follows (`4KiB` is a unit).
@@ -190,10 +196,10 @@ pub fn parse_cell(raw: &str) -> Cell {
         },
         None => (cell, None),
     };
-    let Some((value, rest)) = leading_number(main) else {
+    let Some((value, rest, number_end)) = number_prefix(main) else {
         return Cell::Text;
     };
-    let plain = spread.is_none() && NUMBER.find(main).is_some_and(|m| m.end() == main.len());
+    let plain = spread.is_none() && number_end == main.len();
     let rest = rest.trim();
     let unit = if rest.is_empty() {
         None

@@ -93,7 +93,14 @@ fn blank_options(text: &str) -> String {
 /// Each claim in a sentence, with its byte offset.
 fn in_sentence(s: &str) -> Vec<(usize, Draft)> {
     let mut out = Vec::new();
-    for re in [&*ARROW, &*FROM_TO] {
+    // Each form has a word or mark without which its regex cannot match;
+    // most sentences have none of them.
+    let arrow = s.contains("->") || s.contains('→') || s.contains("=>");
+    let from = s.contains("from");
+    let by = s.contains("by");
+    let factor = s.contains(['x', '×']) || s.contains("times");
+    let forms = [(arrow, &*ARROW), (from, &*FROM_TO)];
+    for re in forms.into_iter().filter(|f| f.0).map(|f| f.1) {
         for c in re.captures_iter(s) {
             let (Some(a), Some(b)) = (number(c.get(1)), number(c.get(3))) else {
                 continue;
@@ -118,7 +125,7 @@ fn in_sentence(s: &str) -> Vec<(usize, Draft)> {
             ));
         }
     }
-    for c in BY.captures_iter(s) {
+    for c in BY.captures_iter(if by { s } else { "" }) {
         let pct = parse_unit("%");
         let cell = |m: Option<regex::Match>| {
             m.and_then(|m| m.as_str().parse().ok())
@@ -144,7 +151,7 @@ fn in_sentence(s: &str) -> Vec<(usize, Draft)> {
         }
         out.push((c.get(0).map_or(0, |m| m.start()), d));
     }
-    for c in FACTOR.captures_iter(s) {
+    for c in FACTOR.captures_iter(if factor { s } else { "" }) {
         let Some(v) = number(c.get(1)) else { continue };
         let value = Value::Number {
             value: v,

@@ -496,7 +496,7 @@ fn plan_into_a_closed_pipe_exits_0_quietly() {
 fn sigterm_stops_plan_within_2_s() {
     let d = tempfile::tempdir().unwrap();
     let m = big_matrix(d.path(), 49_000);
-    let mut child = Command::new(LAB)
+    let child = Command::new(LAB)
         .args([
             "plan",
             m.to_str().unwrap(),

@@ -4,6 +4,17 @@ use super::MatrixArgs;
 use anyhow::Result;
 use comfy_table::{Table, presets::ASCII_MARKDOWN};
 
+/// Bumped when `lab plan --format json` changes shape.
+pub const PLAN_SCHEMA_VERSION: u32 = 1;
+
+/// The plan as JSON, with its schema version first.
+#[derive(serde::Serialize)]
+struct PlanDoc<'a> {
+    schema_version: u32,
+    #[serde(flatten)]
+    plan: &'a crate::matrix::Plan,
+}
+
 pub fn plan(m: &MatrixArgs, format: &str, shards: Option<usize>) -> Result<i32> {
     let (matrix, plan) = super::load_plan(m)?;
     if shards.is_some() && format != "github-matrix" && format != "json" {
@@ -20,7 +31,13 @@ pub fn plan(m: &MatrixArgs, format: &str, shards: Option<usize>) -> Result<i32> 
         return Ok(0);
     }
     match format {
-        "json" => crate::outln!("{}", serde_json::to_string_pretty(&plan)?)?,
+        "json" => {
+            let doc = PlanDoc {
+                schema_version: PLAN_SCHEMA_VERSION,
+                plan: &plan,
+            };
+            crate::outln!("{}", serde_json::to_string_pretty(&doc)?)?
+        }
         "text" => print_text(&matrix, &plan)?,
         other => {
             return Err(crate::error::input_error(format!(

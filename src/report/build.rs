@@ -522,7 +522,7 @@ fn assemble(
         .map(|g| (g.config.clone(), g.run_key.clone()))
         .collect();
     Report {
-        schema: SCHEMA,
+        schema_version: SCHEMA,
         kind,
         title: format!("{}: {}", main.m.matrix.name, main.m.run_id),
         run_id: main.m.run_id.clone(),

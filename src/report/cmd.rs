@@ -8,24 +8,34 @@ use anyhow::{Context, Result};
 use std::io::Write;
 use std::path::Path;
 
-/// Render `report` in `formats`. Text alone, with no directory given,
-/// goes to `out`; otherwise each format is written to `dir` as
-/// `<stem>.<extension>` and the paths are listed on `out`.
+/// Render `report` in `formats`. One format with no directory given goes
+/// to `out`, as `cargo metadata` does; files are written only to `--out`
+/// (`<stem>.<extension>` each, the paths listed on `out`). Several formats
+/// without `--out` are a usage error: stdout holds one document.
 pub fn emit(
     report: &Report,
     formats: &[Format],
     out_dir: Option<&Path>,
-    default_dir: &Path,
     stem: &str,
     out: &mut dyn Write,
 ) -> Result<()> {
-    if let [f @ (Format::Text | Format::Reply)] = formats
-        && out_dir.is_none()
-    {
-        out.write_all(super::render(report, *f)?.as_bytes())?;
-        return Ok(());
-    }
-    let dir = out_dir.unwrap_or(default_dir);
+    let dir = match (formats, out_dir) {
+        ([f], None) => {
+            out.write_all(super::render(report, *f)?.as_bytes())?;
+            return Ok(());
+        }
+        (_, None) => {
+            return Err(input(anyhow::anyhow!(
+                "--format {}: several formats are several files; give --out DIR (one format alone goes to stdout)",
+                formats
+                    .iter()
+                    .map(|f| f.name())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            )));
+        }
+        (_, Some(dir)) => dir,
+    };
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     for path in super::write_all(report, formats, dir, stem)? {
         writeln!(out, "wrote {}", path.display())?;
@@ -44,12 +54,12 @@ pub fn report(
     let formats = Format::parse_list(formats).map_err(input)?;
     let dir = RunDir::open(results_root, run).map_err(input)?;
     let report = super::load(&dir).map_err(input)?;
-    emit(&report, &formats, out_dir, &dir.path, "report", out)?;
+    emit(&report, &formats, out_dir, "report", out)?;
     Ok(super::exit_code(&report))
 }
 
-/// `lab compare <a> <b>`: `a` is the baseline; files go to `b`'s run
-/// directory as `compare-<a>.<extension>` unless told otherwise.
+/// `lab compare <a> <b>`: `a` is the baseline; with `--out`, files are
+/// named `compare-<a>.<extension>`.
 pub fn compare(
     a: &str,
     b: &str,
@@ -63,6 +73,6 @@ pub fn compare(
     let db = RunDir::open(results_root, b).map_err(input)?;
     let report = super::load_compare(&da, &db).map_err(input)?;
     let stem = format!("compare-{}", crate::results::path_part(&da.id()));
-    emit(&report, &formats, out_dir, &db.path, &stem, out)?;
+    emit(&report, &formats, out_dir, &stem, out)?;
     Ok(super::exit_code(&report))
 }

@@ -130,8 +130,9 @@ pub enum ReportKind {
 /// Everything a report says, ready to render.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Report {
-    /// Bumped when the model changes shape.
-    pub schema: u32,
+    /// Bumped when the model changes shape (`lab report --format json`).
+    #[serde(alias = "schema")]
+    pub schema_version: u32,
     pub kind: ReportKind,
     pub title: String,
     /// The run reported on; for a comparison, the new run (run-b).

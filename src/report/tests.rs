@@ -558,12 +558,24 @@ fn command_entry_points() {
     assert!(text.starts_with("dm-delay: "), "{text}");
     assert!(!run.path.join("report.txt").exists());
 
+    // One format alone goes to stdout, as `cargo metadata` does.
+    let mut out = Vec::new();
+    let code = cmd::report(&run.id(), d.path(), "json", None, &mut out).unwrap();
+    assert_eq!(code, 0);
+    let json: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(json["schema_version"], 1);
+    assert!(!run.path.join("report.json").exists());
+    // Several are files: only with --out.
+    let e = cmd::report(&run.id(), d.path(), "junit,html", None, &mut Vec::new()).unwrap_err();
+    assert_eq!(crate::error::classify(&e).exit_code(), 3);
+    assert!(format!("{e:#}").contains("give --out DIR"), "{e:#}");
+    let files = d.path().join("files");
     let mut out = Vec::new();
     let code = cmd::report(
         &run.path.display().to_string(),
         Path::new("/nonexistent"),
         "junit,html,md,json",
-        None,
+        Some(&files),
         &mut out,
     )
     .unwrap();
@@ -574,7 +586,7 @@ fn command_entry_points() {
         "report.md",
         "report.json",
     ] {
-        assert!(run.path.join(f).is_file(), "{f}");
+        assert!(files.join(f).is_file(), "{f}");
     }
     assert!(cmd::report(&run.id(), d.path(), "pdf", None, &mut Vec::new()).is_err());
 

@@ -80,14 +80,12 @@ pub async fn run(
             crate::util::ncpus()
         ));
     }
-    if opts.jobs > 1 && matrix.timing {
-        if opts.jobs * per_vm + 1 > crate::util::ncpus() {
-            events.warn(format!(
-                "--jobs {} runs timing cells in parallel VMs on a {}-core host: they will share cores, and a loaded guest can lose its TSC and fall back to jiffies",
-                opts.jobs,
-                crate::util::ncpus()
-            ));
-        }
+    if opts.jobs > 1 && matrix.timing && opts.jobs * per_vm + 1 > crate::util::ncpus() {
+        events.warn(format!(
+            "--jobs {} runs timing cells in parallel VMs on a {}-core host: they will share cores, and a loaded guest can lose its TSC and fall back to jiffies",
+            opts.jobs,
+            crate::util::ncpus()
+        ));
     }
 
     let prepared = prepare(cache, matrix, &plan, opts, events, &mut manifest).await?;

@@ -1,0 +1,125 @@
+//! Fault injection with the real binary, kernel and QEMU: a guest that
+//! dies mid-cell leaves an incomplete run (exit 2) that `--resume
+//! --rerun-failed` completes, and no QEMU behind.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The QEMU processes whose command line names `needle`.
+fn qemus(needle: &str) -> Vec<i32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|p| {
+            let pid: i32 = p.file_name().to_str()?.parse().ok()?;
+            let cmdline = std::fs::read(p.path().join("cmdline")).ok()?;
+            let cmdline = String::from_utf8_lossy(&cmdline);
+            (cmdline.contains("qemu-system") && cmdline.contains(needle)).then_some(pid)
+        })
+        .collect()
+}
+
+#[test]
+fn qemu_killed_mid_cell_is_an_incomplete_run_that_resume_completes() {
+    common::build_matrix(&common::repo().join("tests/data/matrices/aa.yaml"), None);
+    let dir = tempfile::tempdir().unwrap();
+    let m = dir.path().join("kill.yaml");
+    std::fs::write(
+        &m,
+        r#"version: 1
+name: kill
+kernel: {source: debian-6.12, fragments: [base]}
+kernel_axes: {arch: [x86_64], hz: {100: [hz100]}}
+boot: {cpus: 1, memory: 1024}
+variants: [{name: a}]
+run_axes: {secs: [8, 0]}
+workload:
+  command:
+    run: "sleep {{ secs }}; echo slept {{ secs }}"
+    metrics: [{name: slept, regex: "slept (\\d+)", unit: s}]
+repetitions: 1
+timing: false
+"#,
+    )
+    .unwrap();
+    let results = dir.path().join("results");
+    let mut child = Command::new(common::lab_bin())
+        .args(["run", m.to_str().unwrap(), "--results"])
+        .arg(&results)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait for the boot to be ready, then for the 8 s cell to be under way.
+    let mut log = String::new();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let t = Instant::now();
+    for line in lines.by_ref() {
+        let line = line.unwrap();
+        log += &line;
+        log.push('\n');
+        if line.contains("ready;") {
+            break;
+        }
+        assert!(t.elapsed() < Duration::from_secs(600), "no boot:\n{log}");
+    }
+    std::thread::sleep(Duration::from_secs(3));
+    let needle = results.display().to_string();
+    let pids = qemus(&needle);
+    assert_eq!(pids.len(), 1, "one QEMU for the run:\n{log}");
+    let killed = Instant::now();
+    unsafe { libc::kill(pids[0], libc::SIGKILL) };
+    let rest: Vec<String> = lines.map_while(Result::ok).collect();
+    let status = child.wait().unwrap();
+    let log = format!("{log}{}", rest.join("\n"));
+    assert_eq!(status.code(), Some(2), "an incomplete run:\n{log}");
+    assert!(
+        killed.elapsed() < Duration::from_secs(60),
+        "lab took {:?} to notice:\n{log}",
+        killed.elapsed()
+    );
+    assert!(qemus(&needle).is_empty(), "QEMU left running");
+
+    let run = common::only_run(&results);
+    let cells = run.cells().unwrap();
+    let failed: Vec<_> = cells
+        .iter()
+        .filter(|c| c.status == lab::results::CellStatus::Failed)
+        .collect();
+    assert_eq!(failed.len(), 2, "{cells:?}");
+    let eight = failed.iter().find(|c| c.cell.ends_with("secs=8")).unwrap();
+    assert!(eight.error.is_some(), "the failure is named");
+    assert!(
+        run.records().unwrap().is_empty(),
+        "no numbers from a dead guest"
+    );
+
+    // Resume, running the failed cells again: the run completes.
+    let out = Command::new(common::lab_bin())
+        .args([
+            "run",
+            m.to_str().unwrap(),
+            "--resume",
+            &run.id(),
+            "--rerun-failed",
+            "--results",
+        ])
+        .arg(&results)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let cells = run.cells().unwrap();
+    assert_eq!(cells.len(), 2, "{cells:?}");
+    assert!(
+        cells
+            .iter()
+            .all(|c| c.status == lab::results::CellStatus::Done),
+        "{cells:?}"
+    );
+    let mut slept: Vec<f64> = run.records().unwrap().iter().map(|r| r.value).collect();
+    slept.sort_by(f64::total_cmp);
+    assert_eq!(slept, [0.0, 8.0]);
+}

@@ -22,29 +22,41 @@ fn qemus(needle: &str) -> Vec<i32> {
         .collect()
 }
 
-#[test]
-fn qemu_killed_mid_cell_is_an_incomplete_run_that_resume_completes() {
+/// One VM at a time: the tests share two cores.
+static ONE_VM: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// A matrix on the A/A kernel whose cells sleep `secs` seconds each.
+fn sleeper(secs: &str) -> (tempfile::TempDir, std::path::PathBuf) {
     common::build_matrix(&common::repo().join("tests/data/matrices/aa.yaml"), None);
     let dir = tempfile::tempdir().unwrap();
-    let m = dir.path().join("kill.yaml");
+    let m = dir.path().join("sleep.yaml");
     std::fs::write(
         &m,
-        r#"version: 1
-name: kill
-kernel: {source: debian-6.12, fragments: [base]}
-kernel_axes: {arch: [x86_64], hz: {100: [hz100]}}
-boot: {cpus: 1, memory: 1024}
-variants: [{name: a}]
-run_axes: {secs: [8, 0]}
+        format!(
+            r#"version: 1
+name: sleep
+kernel: {{source: debian-6.12, fragments: [base]}}
+kernel_axes: {{arch: [x86_64], hz: {{100: [hz100]}}}}
+boot: {{cpus: 1, memory: 1024}}
+variants: [{{name: a}}]
+run_axes: {{secs: {secs}}}
 workload:
   command:
-    run: "sleep {{ secs }}; echo slept {{ secs }}"
-    metrics: [{name: slept, regex: "slept (\\d+)", unit: s}]
+    run: "sleep {{{{ secs }}}}; echo slept {{{{ secs }}}}"
+    metrics: [{{name: slept, regex: "slept (\\d+)", unit: s}}]
 repetitions: 1
 timing: false
-"#,
+"#
+        ),
     )
     .unwrap();
+    (dir, m)
+}
+
+#[test]
+fn qemu_killed_mid_cell_is_an_incomplete_run_that_resume_completes() {
+    let _one = ONE_VM.lock().unwrap_or_else(|e| e.into_inner());
+    let (dir, m) = sleeper("[8, 0]");
     let results = dir.path().join("results");
     let mut child = Command::new(common::lab_bin())
         .args(["run", m.to_str().unwrap(), "--results"])
@@ -122,4 +134,82 @@ timing: false
     let mut slept: Vec<f64> = run.records().unwrap().iter().map(|r| r.value).collect();
     slept.sort_by(f64::total_cmp);
     assert_eq!(slept, [0.0, 8.0]);
+}
+
+/// SIGKILL gives lab no chance to clean up: QEMU still dies with it (its
+/// parent-death signal), what was stored stays readable, and `--resume`
+/// runs only the cells that did not finish.
+#[test]
+fn lab_killed_mid_run_resumes_to_the_same_records() {
+    let _one = ONE_VM.lock().unwrap_or_else(|e| e.into_inner());
+    let (dir, m) = sleeper("[0, 1, 2, 3]");
+    let results = dir.path().join("results");
+    let mut child = Command::new(common::lab_bin())
+        .args(["run", m.to_str().unwrap(), "--results"])
+        .arg(&results)
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    let run = loop {
+        let run = std::fs::read_dir(&results)
+            .ok()
+            .and_then(|mut rd| rd.next())
+            .and_then(|e| e.ok())
+            .map(|e| lab::results::RunDir { path: e.path() });
+        if let Some(run) = run
+            && !run.cells().unwrap_or_default().is_empty()
+        {
+            break run;
+        }
+        assert!(t.elapsed() < Duration::from_secs(600), "no cell finished");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let needle = results.display().to_string();
+    let t = Instant::now();
+    while !qemus(&needle).is_empty() {
+        assert!(
+            t.elapsed() < Duration::from_secs(5),
+            "QEMU outlived lab by 5 s"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let before = run.cells().unwrap();
+    assert!(
+        !before.is_empty() && before.len() < 4,
+        "{} cells before the kill",
+        before.len()
+    );
+    let out = Command::new(common::lab_bin())
+        .args([
+            "run",
+            m.to_str().unwrap(),
+            "--resume",
+            &run.id(),
+            "--results",
+        ])
+        .arg(&results)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let after = run.cells().unwrap();
+    assert_eq!(after.len(), 4, "{after:?}");
+    for c in before
+        .iter()
+        .filter(|c| c.status == lab::results::CellStatus::Done)
+    {
+        assert!(
+            after
+                .iter()
+                .any(|a| a.cell == c.cell && a.started == c.started),
+            "{} was run again",
+            c.cell
+        );
+    }
+    let mut slept: Vec<f64> = run.records().unwrap().iter().map(|r| r.value).collect();
+    slept.sort_by(f64::total_cmp);
+    assert_eq!(slept, [0.0, 1.0, 2.0, 3.0]);
 }

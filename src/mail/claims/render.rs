@@ -89,21 +89,75 @@ pub fn extract_cmd(mail: &Path, format: &str, out: &mut dyn Write) -> Result<i32
         return Ok(0);
     }
     if format == Format::Json {
-        // Streamed: a big thread's JSON is never held whole in memory.
-        let doc = JsonDoc {
-            schema_version: SCHEMA_VERSION,
-            tables: &tables,
-        };
-        let mut w = std::io::BufWriter::new(out);
-        serde_json::to_writer_pretty(&mut w, &doc)?;
-        w.write_all(b"\n")?;
-        w.flush()?;
+        write_json(&tables, out)?;
     } else {
         out.write_all(render(&tables, format)?.as_bytes())?;
     }
     // Freeing a big thread's tables one by one only delays the exit.
     std::mem::forget(tables);
     Ok(0)
+}
+
+/// The JSON document `render` makes, byte for byte, written in rounds:
+/// the tables of a round are serialized on every core, so a big
+/// thread's JSON is neither held whole in memory nor made on one core.
+pub(crate) fn write_json(tables: &[ClaimTable], out: &mut dyn Write) -> Result<()> {
+    const ROUND: usize = 8192;
+    let mut w = std::io::BufWriter::new(out);
+    write!(
+        w,
+        "{{\n  \"schema_version\": {SCHEMA_VERSION},\n  \"tables\": ["
+    )?;
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut first = true;
+    for round in tables.chunks(ROUND) {
+        crate::interrupt::check()?;
+        let size = round.len().div_ceil(cores).max(1);
+        let parts: Vec<Result<Vec<u8>>> = std::thread::scope(|s| {
+            let handles: Vec<_> = round
+                .chunks(size)
+                .map(|part| s.spawn(move || json_part(part)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| Err(anyhow::anyhow!("a JSON writer thread panicked")))
+                })
+                .collect()
+        });
+        for p in parts {
+            w.write_all(if first { b"\n" } else { b",\n" })?;
+            w.write_all(&p?)?;
+            first = false;
+        }
+    }
+    w.write_all(if first { b"]\n}\n" } else { b"\n  ]\n}\n" })?;
+    w.flush()?;
+    Ok(())
+}
+
+/// Tables as elements of the document's `tables` array: pretty JSON
+/// indented two levels, separated by commas.
+fn json_part(tables: &[ClaimTable]) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut one = Vec::new();
+    for (i, t) in tables.iter().enumerate() {
+        if i > 0 {
+            out.extend_from_slice(b",\n");
+        }
+        one.clear();
+        serde_json::to_writer_pretty(&mut one, t)?;
+        // Strings escape their newlines, so every newline ends a line.
+        for (k, line) in one.split(|&b| b == b'\n').enumerate() {
+            if k > 0 {
+                out.push(b'\n');
+            }
+            out.extend_from_slice(b"    ");
+            out.extend_from_slice(line);
+        }
+    }
+    Ok(out)
 }
 
 /// Why a mail may show no tables: lab reads text/plain parts only.

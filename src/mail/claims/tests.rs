@@ -289,3 +289,24 @@ fn yaml_reads_back_and_json_has_a_schema_version() {
     let back: Vec<ClaimTable> = serde_json::from_value(v["tables"].clone()).unwrap();
     assert_eq!(back, tables);
 }
+
+/// The JSON written in parallel rounds is the document `render` makes,
+/// byte for byte, for many tables, one table and none.
+#[test]
+fn parallel_json_equals_the_rendered_document() {
+    let mut tables = Vec::new();
+    for name in [
+        "quoted-nested-thread.mbox",
+        "borders-two-level.eml",
+        "lkp-regression.eml",
+    ] {
+        tables.extend(mail(name));
+    }
+    let many: Vec<ClaimTable> = tables.iter().cycle().take(20_000).cloned().collect();
+    for set in [&many[..], &tables[..1], &[]] {
+        let mut out = Vec::new();
+        render::write_json(set, &mut out).unwrap();
+        let want = render::render(set, render::Format::Json).unwrap();
+        assert!(out == want.as_bytes(), "{} tables differ", set.len());
+    }
+}

@@ -127,6 +127,32 @@ pub fn ncpus() -> usize {
         .unwrap_or(1)
 }
 
+/// `f` over `threads` contiguous chunks of `items`, on scoped threads:
+/// each call gets its chunk and the index of the chunk's first item.
+/// The results come back in order, a panicking thread as an error.
+pub fn par_chunks<I: Sync, T: Send>(
+    items: &[I],
+    threads: usize,
+    f: impl Fn(usize, &[I]) -> anyhow::Result<T> + Sync,
+) -> Vec<anyhow::Result<T>> {
+    let size = items.len().div_ceil(threads.max(1)).max(1);
+    let f = &f;
+    std::thread::scope(|s| {
+        let handles: Vec<_> = items
+            .chunks(size)
+            .enumerate()
+            .map(|(c, chunk)| s.spawn(move || f(c * size, chunk)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(anyhow::anyhow!("a worker thread panicked")))
+            })
+            .collect()
+    })
+}
+
 /// Seconds as a short human string: "9m50s", "18.5s", "0.08s".
 pub fn human_secs(secs: f64) -> String {
     if secs >= 60.0 {

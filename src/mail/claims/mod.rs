@@ -89,29 +89,13 @@ fn of_mbox(messages: &[Vec<u8>]) -> Result<Vec<(u128, ClaimTable)>> {
         }
         Ok(out)
     };
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     // Threads pay off only for a big thread of mails.
-    let threads = cores.min(messages.len() / 64).max(1);
+    let threads = crate::util::ncpus().min(messages.len() / 64).max(1);
     if threads == 1 {
         return read(0, messages);
     }
-    let size = messages.len().div_ceil(threads);
-    let parts: Vec<Result<Vec<(u128, ClaimTable)>>> = std::thread::scope(|s| {
-        let handles: Vec<_> = messages
-            .chunks(size)
-            .enumerate()
-            .map(|(c, chunk)| s.spawn(move || read(c * size, chunk)))
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err(anyhow::anyhow!("a claims reader thread panicked")))
-            })
-            .collect()
-    });
     let mut tables = Vec::new();
-    for p in parts {
+    for p in crate::util::par_chunks(messages, threads, read) {
         tables.extend(p?);
     }
     Ok(tables)

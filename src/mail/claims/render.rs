@@ -108,24 +108,10 @@ pub(crate) fn write_json(tables: &[ClaimTable], out: &mut dyn Write) -> Result<(
         w,
         "{{\n  \"schema_version\": {SCHEMA_VERSION},\n  \"tables\": ["
     )?;
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut first = true;
     for round in tables.chunks(ROUND) {
         crate::interrupt::check()?;
-        let size = round.len().div_ceil(cores).max(1);
-        let parts: Vec<Result<Vec<u8>>> = std::thread::scope(|s| {
-            let handles: Vec<_> = round
-                .chunks(size)
-                .map(|part| s.spawn(move || json_part(part)))
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| {
-                    h.join()
-                        .unwrap_or_else(|_| Err(anyhow::anyhow!("a JSON writer thread panicked")))
-                })
-                .collect()
-        });
+        let parts = crate::util::par_chunks(round, crate::util::ncpus(), |_, part| json_part(part));
         for p in parts {
             w.write_all(if first { b"\n" } else { b",\n" })?;
             w.write_all(&p?)?;

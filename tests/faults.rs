@@ -53,14 +53,30 @@ timing: false
     (dir, m)
 }
 
+/// `lab run MATRIX [extra…] --results RESULTS`.
+fn lab_run(m: &std::path::Path, extra: &[&str], results: &std::path::Path) -> Command {
+    let mut c = Command::new(common::lab_bin());
+    c.arg("run")
+        .arg(m)
+        .args(extra)
+        .arg("--results")
+        .arg(results);
+    c
+}
+
+/// The seconds each stored cell slept, sorted.
+fn slept(run: &lab::results::RunDir) -> Vec<f64> {
+    let mut v: Vec<f64> = run.records().unwrap().iter().map(|r| r.value).collect();
+    v.sort_by(f64::total_cmp);
+    v
+}
+
 #[test]
 fn qemu_killed_mid_cell_is_an_incomplete_run_that_resume_completes() {
     let _one = ONE_VM.lock().unwrap_or_else(|e| e.into_inner());
     let (dir, m) = sleeper("[8, 0]");
     let results = dir.path().join("results");
-    let mut child = Command::new(common::lab_bin())
-        .args(["run", m.to_str().unwrap(), "--results"])
-        .arg(&results)
+    let mut child = lab_run(&m, &[], &results)
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
@@ -109,16 +125,7 @@ fn qemu_killed_mid_cell_is_an_incomplete_run_that_resume_completes() {
     );
 
     // Resume, running the failed cells again: the run completes.
-    let out = Command::new(common::lab_bin())
-        .args([
-            "run",
-            m.to_str().unwrap(),
-            "--resume",
-            &run.id(),
-            "--rerun-failed",
-            "--results",
-        ])
-        .arg(&results)
+    let out = lab_run(&m, &["--resume", &run.id(), "--rerun-failed"], &results)
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
@@ -131,9 +138,7 @@ fn qemu_killed_mid_cell_is_an_incomplete_run_that_resume_completes() {
             .all(|c| c.status == lab::results::CellStatus::Done),
         "{cells:?}"
     );
-    let mut slept: Vec<f64> = run.records().unwrap().iter().map(|r| r.value).collect();
-    slept.sort_by(f64::total_cmp);
-    assert_eq!(slept, [0.0, 8.0]);
+    assert_eq!(slept(&run), [0.0, 8.0]);
 }
 
 /// SIGKILL gives lab no chance to clean up: QEMU still dies with it (its
@@ -144,9 +149,7 @@ fn lab_killed_mid_run_resumes_to_the_same_records() {
     let _one = ONE_VM.lock().unwrap_or_else(|e| e.into_inner());
     let (dir, m) = sleeper("[0, 1, 2, 3]");
     let results = dir.path().join("results");
-    let mut child = Command::new(common::lab_bin())
-        .args(["run", m.to_str().unwrap(), "--results"])
-        .arg(&results)
+    let mut child = lab_run(&m, &[], &results)
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
@@ -182,15 +185,7 @@ fn lab_killed_mid_run_resumes_to_the_same_records() {
         "{} cells before the kill",
         before.len()
     );
-    let out = Command::new(common::lab_bin())
-        .args([
-            "run",
-            m.to_str().unwrap(),
-            "--resume",
-            &run.id(),
-            "--results",
-        ])
-        .arg(&results)
+    let out = lab_run(&m, &["--resume", &run.id()], &results)
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
@@ -209,7 +204,5 @@ fn lab_killed_mid_run_resumes_to_the_same_records() {
             c.cell
         );
     }
-    let mut slept: Vec<f64> = run.records().unwrap().iter().map(|r| r.value).collect();
-    slept.sort_by(f64::total_cmp);
-    assert_eq!(slept, [0.0, 1.0, 2.0, 3.0]);
+    assert_eq!(slept(&run), [0.0, 1.0, 2.0, 3.0]);
 }

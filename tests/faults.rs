@@ -8,20 +8,6 @@ use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// The QEMU processes whose command line names `needle`.
-fn qemus(needle: &str) -> Vec<i32> {
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .flatten()
-        .filter_map(|p| {
-            let pid: i32 = p.file_name().to_str()?.parse().ok()?;
-            let cmdline = std::fs::read(p.path().join("cmdline")).ok()?;
-            let cmdline = String::from_utf8_lossy(&cmdline);
-            (cmdline.contains("qemu-system") && cmdline.contains(needle)).then_some(pid)
-        })
-        .collect()
-}
-
 /// One VM at a time: the tests share two cores.
 static ONE_VM: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
@@ -95,7 +81,7 @@ fn qemu_killed_mid_cell_is_an_incomplete_run_that_resume_completes() {
     }
     std::thread::sleep(Duration::from_secs(3));
     let needle = results.display().to_string();
-    let pids = qemus(&needle);
+    let pids = common::qemus(&needle);
     assert_eq!(pids.len(), 1, "one QEMU for the run:\n{log}");
     let killed = Instant::now();
     unsafe { libc::kill(pids[0], libc::SIGKILL) };
@@ -108,7 +94,7 @@ fn qemu_killed_mid_cell_is_an_incomplete_run_that_resume_completes() {
         "lab took {:?} to notice:\n{log}",
         killed.elapsed()
     );
-    assert!(qemus(&needle).is_empty(), "QEMU left running");
+    assert!(common::qemus(&needle).is_empty(), "QEMU left running");
 
     let run = common::only_run(&results);
     let cells = run.cells().unwrap();
@@ -172,7 +158,7 @@ fn lab_killed_mid_run_resumes_to_the_same_records() {
     child.wait().unwrap();
     let needle = results.display().to_string();
     let t = Instant::now();
-    while !qemus(&needle).is_empty() {
+    while !common::qemus(&needle).is_empty() {
         assert!(
             t.elapsed() < Duration::from_secs(5),
             "QEMU outlived lab by 5 s"

@@ -378,14 +378,7 @@ repetitions: 1
     assert_eq!(manifest.boots.len(), 1);
     assert!(manifest.boots[0].ending.is_some(), "the boot was ended");
     let path = results.display().to_string();
-    for p in std::fs::read_dir("/proc").unwrap().flatten() {
-        let cmdline = std::fs::read(p.path().join("cmdline")).unwrap_or_default();
-        let cmdline = String::from_utf8_lossy(&cmdline);
-        assert!(
-            !(cmdline.contains("qemu-system") && cmdline.contains(&path)),
-            "QEMU left running: {cmdline}"
-        );
-    }
+    assert!(common::qemus(&path).is_empty(), "QEMU left running");
 }
 
 /// `--jobs 2` boots two kernels at once: their cells overlap in time, and

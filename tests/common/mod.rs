@@ -98,3 +98,17 @@ pub fn only_run(results: &Path) -> lab::results::RunDir {
         path: dirs[0].path(),
     }
 }
+
+/// The QEMU processes whose command line names `needle`.
+pub fn qemus(needle: &str) -> Vec<i32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|p| {
+            let pid: i32 = p.file_name().to_str()?.parse().ok()?;
+            let cmdline = std::fs::read(p.path().join("cmdline")).ok()?;
+            let cmdline = String::from_utf8_lossy(&cmdline);
+            (cmdline.contains("qemu-system") && cmdline.contains(needle)).then_some(pid)
+        })
+        .collect()
+}

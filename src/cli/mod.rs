@@ -5,6 +5,7 @@ mod build_cmd;
 mod cache_cmd;
 mod doctor_cmd;
 mod image_cmd;
+mod new_cmd;
 mod plan_cmd;
 mod run_cmd;
 pub mod ui;
@@ -54,6 +55,9 @@ pub enum Cmd {
         #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
         shards: Option<u64>,
     },
+    /// Draft a matrix from a patch mail: variants, kernel, setup, fio
+    /// workloads and claims, with comments for what it inferred.
+    New(Box<new_cmd::NewArgs>),
     /// Build every kernel of the (filtered) matrix; cached builds are reused.
     Build {
         #[command(flatten)]
@@ -252,6 +256,7 @@ fn interrupt_mode(cmd: &Cmd) -> crate::interrupt::Mode {
 fn run(cli: Cli) -> Result<i32> {
     match cli.cmd {
         Cmd::Plan { m, format, shards } => plan_cmd::plan(&m, &format, shards.map(|n| n as usize)),
+        Cmd::New(a) => new_cmd::new(&a),
         Cmd::Build { m, jobs } => build_cmd::build(&m, jobs),
         Cmd::Run(a) => run_cmd::run_cmd(&a),
         Cmd::Boot(a) => boot_cmd::boot_cmd(&a),

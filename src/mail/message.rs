@@ -44,6 +44,21 @@ impl Message {
     }
 }
 
+/// `[PATCH 2/3]` → 2; a cover letter is 0; None when unnumbered.
+pub fn patch_number(subject: &str) -> Option<u32> {
+    static NUM: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"^\[[^\]]*?\b(\d+)/\d+\]").expect("valid regex")
+    });
+    NUM.captures(subject.trim_start())?[1].parse().ok()
+}
+
+/// A reply (`Re:`, `AW:`) may quote or carry a diff that is not part of
+/// the series.
+pub fn is_reply(subject: &str) -> bool {
+    let s = subject.trim_start().to_ascii_lowercase();
+    s.starts_with("re:") || s.starts_with("aw:")
+}
+
 /// Every mail in an mbox or single-mail file; a missing file is an error
 /// that names it.
 pub fn read_file(path: &Path) -> Result<Vec<Message>> {

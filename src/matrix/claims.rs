@@ -12,6 +12,10 @@ use anyhow::Result;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
+/// A `rows: metric` map value for a row that is no claim (`bios
+/// submitted`: lab measures no such thing); its values bind to nothing.
+pub const SKIP: &str = "-";
+
 /// Condition keys that need no axis: the report reads them from the
 /// kernel build and the guest.
 const CONDITION_KEYS: [&str; 3] = ["arch", "hz", "clocksource"];
@@ -38,6 +42,14 @@ pub(super) fn check(m: &Matrix) -> Result<()> {
             ));
         }
         let anchor = &c.tolerance;
+        for (label, v) in &c.row_variants {
+            if m.variant(v).is_none() {
+                return Err(at(
+                    anchor,
+                    format!("row_variants: '{label}' maps to '{v}', which is not a variant"),
+                ));
+            }
+        }
         if let Some(v) = &c.from_variant
             && m.variant(&v.value).is_none()
         {
@@ -88,21 +100,26 @@ pub(super) fn check(m: &Matrix) -> Result<()> {
         let row_shapes = usize::from(c.row_axis.is_some())
             + usize::from(!c.row_axes.is_empty())
             + usize::from(c.rows.is_some());
-        if row_shapes != 1 {
+        // None: a one-row claim without keys, such as a sentence's.
+        if row_shapes > 1 {
             return Err(at(
                 anchor,
-                "say what the rows are with exactly one of row_axis, row_axes or rows: variant|metric".into(),
+                "say what the rows are with one of row_axis, row_axes or rows: variant|metric"
+                    .into(),
             ));
         }
         let rows_are = c.rows.as_ref().map(|r| r.value);
         if c.column_axis.is_none() {
-            if rows_are == Some(RowsDef::Variant) {
+            // `before: 182k IOPS` / `after: 241k IOPS`: the rows are the
+            // variants and the one column is the value.
+            if rows_are == Some(RowsDef::Variant) && !c.columns.is_empty() {
                 return Err(at(
                     anchor,
-                    "rows: variant needs column_axis: the columns are axis values".into(),
+                    "rows: variant takes column_axis (the columns are axis values) or no columns"
+                        .into(),
                 ));
             }
-            if c.columns.is_empty() {
+            if c.columns.is_empty() && rows_are != Some(RowsDef::Variant) {
                 return Err(at(
                     anchor,
                     "columns is empty: map each table column to a variant, or set column_axis"
@@ -127,7 +144,7 @@ pub(super) fn check(m: &Matrix) -> Result<()> {
                         "rows: metric needs metrics: a map from row label to metric".into(),
                     ));
                 }
-                metrics.extend(c.metrics.values());
+                metrics.extend(c.metrics.values().filter(|m| *m != SKIP));
             }
             (_, Some(metric)) => metrics.push(&metric.value),
             (_, None) => return Err(at(anchor, "no metric: say which metric is claimed".into())),
@@ -366,6 +383,15 @@ pub fn bind(
     let mut out = Vec::new();
     let key_names = table.key_columns.join(" / ");
     for (ri, row) in table.rows.iter().enumerate() {
+        let skipped = def.rows.as_ref().map(|r| r.value) == Some(RowsDef::Metric)
+            && row.keys.last().is_some_and(|k| {
+                def.metrics
+                    .iter()
+                    .any(|(l, m)| m == SKIP && l.trim().eq_ignore_ascii_case(k.trim()))
+            });
+        if skipped {
+            continue;
+        }
         let row_coords = row_coords(def, table, &row.keys, plan);
         for (ci, value) in row.values.iter().enumerate() {
             let Some(column) = table.columns.get(ci) else {
@@ -467,9 +493,16 @@ pub fn label(axes: &[(String, String)]) -> String {
         .join(", ")
 }
 
+/// A row's own variant (`row_variants`) wins over its column's.
 fn merge(r: &Coords, c: &Coords) -> Coords {
     let mut out = r.clone();
-    out.axes.extend(c.axes.iter().cloned());
+    let row_variant = r.axes.iter().any(|(a, _)| a == "variant");
+    out.axes.extend(
+        c.axes
+            .iter()
+            .filter(|(a, _)| !(row_variant && a == "variant"))
+            .cloned(),
+    );
     if c.metric.is_some() {
         out.metric.clone_from(&c.metric);
     }
@@ -484,7 +517,16 @@ fn row_coords(
     plan: &Plan,
 ) -> Result<Coords, String> {
     let mut out = Coords::default();
-    let mut keys: Vec<&String> = keys.iter().collect();
+    let aliased: Vec<String> = keys
+        .iter()
+        .map(|k| {
+            def.aliases
+                .iter()
+                .find(|(a, _)| a.trim().eq_ignore_ascii_case(k.trim()))
+                .map_or_else(|| k.clone(), |(_, v)| v.clone())
+        })
+        .collect();
+    let mut keys: Vec<&String> = aliased.iter().collect();
     if let Some(g) = &def.group_axis {
         if keys.is_empty() {
             return Err("the row has no group header".into());
@@ -552,8 +594,27 @@ fn row_coords(
                     .ok_or_else(|| format!("row '{key}' is not in the claim's metrics map"))?;
                 out.metric = Some(m);
             }
-            None => return Err("the claim does not say what its rows are".into()),
+            // A sentence's claim has one row and no key.
+            None if keys.is_empty() => {}
+            None if !def.row_variants.is_empty() => {}
+            None => {
+                return Err(format!(
+                    "the row has a key ({}), and the claim does not say what its rows are",
+                    keys.iter()
+                        .map(|k| k.as_str())
+                        .collect::<Vec<_>>()
+                        .join(" / ")
+                ));
+            }
         }
+    }
+    let label = aliased.join(" ");
+    if let Some((_, v)) = def
+        .row_variants
+        .iter()
+        .find(|(l, _)| l.trim().eq_ignore_ascii_case(label.trim()))
+    {
+        out.axes.push(("variant".into(), v.clone()));
     }
     Ok(out)
 }
@@ -576,6 +637,12 @@ fn column_coords(def: &ClaimDef, name: &str) -> Result<Option<Coords>, String> {
                 axes: vec![(a.value.clone(), value)],
                 metric: None,
             }))
+        }
+        // Rows that are variants: every column is a value of the row's.
+        None if def.columns.is_empty()
+            && def.rows.as_ref().map(|r| r.value) == Some(RowsDef::Variant) =>
+        {
+            Ok(Some(Coords::default()))
         }
         None => Ok(mapped.map(|v| Coords {
             axes: vec![("variant".into(), v)],

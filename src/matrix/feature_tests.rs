@@ -452,3 +452,24 @@ fn shipped_matrices_plan_with_their_cell_counts() {
         Scalar::Str("32".into())
     );
 }
+
+#[test]
+fn inline_config_lines_are_a_fragment_and_a_bad_one_names_its_line() {
+    let body = "workload: {fio: {filename: /dev/nullb0, rw: read, bs: 4k, size: 1M}}\n";
+    let m = parse(&format!(
+        "{HEAD}kernel:\n  config:\n    - CONFIG_DM_CRYPT=y\n    - \"# CONFIG_DM_ZERO is not set\"\n{body}"
+    ))
+    .unwrap();
+    let inline = m.fragments.iter().find(|f| f.name == "inline").unwrap();
+    assert_eq!(
+        inline.text,
+        "CONFIG_DM_CRYPT=y\n# CONFIG_DM_ZERO is not set\n"
+    );
+    let e = err_of(&format!(
+        "{HEAD}kernel:\n  config:\n    - CONFIG_X=y\n    - DM_CRYPT=y\n{body}"
+    ));
+    assert!(
+        e.contains("test.yaml:8:") && e.contains("'DM_CRYPT=y' is not a `CONFIG_X=value`"),
+        "{e}"
+    );
+}

@@ -44,6 +44,26 @@ pub fn is_plain_name(name: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
 }
 
+/// A line of a config fragment that sets something: `CONFIG_X=y`,
+/// `CONFIG_X="text"`, or `# CONFIG_X is not set`.
+pub fn is_config_line(l: &str) -> bool {
+    let l = l.trim();
+    let sym = |s: &str| {
+        s.strip_prefix("CONFIG_").is_some_and(|r| {
+            !r.is_empty()
+                && r.chars()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+        })
+    };
+    match l.split_once('=') {
+        Some((k, v)) => sym(k) && !v.is_empty(),
+        None => l
+            .strip_prefix("# ")
+            .and_then(|r| r.strip_suffix(" is not set"))
+            .is_some_and(sym),
+    }
+}
+
 /// Resolve a fragment name (`hz100`, or `hz100.config`).
 pub fn resolve(name: &str, dirs: &[PathBuf]) -> Option<Fragment> {
     if !is_plain_name(name) {

@@ -8,6 +8,7 @@ mod arch;
 mod checks;
 pub mod claims;
 pub mod derived;
+pub mod draft;
 pub mod exclude;
 pub mod expand;
 mod filter;
@@ -296,6 +297,28 @@ fn validate(path: &Path, text: &str, f: MatrixFile, max_cells: usize) -> Result<
     }
     for n in &f.kernel.fragments {
         common.push(find(n, "kernel.fragments")?);
+    }
+    if !f.kernel.config.is_empty() {
+        let mut text = String::new();
+        for l in &f.kernel.config {
+            if !fragments::is_config_line(&l.value) {
+                return Err(err_at(
+                    path,
+                    l,
+                    format!(
+                        "kernel.config: '{}' is not a `CONFIG_X=value` or `# CONFIG_X is not set` line",
+                        l.value
+                    ),
+                ));
+            }
+            text.push_str(l.value.trim());
+            text.push('\n');
+        }
+        common.push(Fragment {
+            name: "inline".into(),
+            origin: format!("{}: kernel.config", path.display()),
+            text,
+        });
     }
 
     // Variants: at least one, unique names.
@@ -590,7 +613,10 @@ fn resolve_patch_path(dir: &Path, p: &PatchDef) -> PatchDef {
     match p {
         PatchDef::Mail { mail } => PatchDef::Mail { mail: abs(mail) },
         PatchDef::Diff { diff } => PatchDef::Diff { diff: abs(diff) },
-        other => other.clone(),
+        PatchDef::MessageId { message_id, mail } => PatchDef::MessageId {
+            message_id: message_id.clone(),
+            mail: mail.as_ref().map(abs),
+        },
     }
 }
 

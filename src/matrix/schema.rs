@@ -93,6 +93,10 @@ pub struct KernelSection {
     /// Fragments applied to every kernel, before the axes' fragments.
     #[serde(default)]
     pub fragments: Vec<Loc<String>>,
+    /// `CONFIG_X=y` lines applied after the fragments: a matrix that
+    /// needs a symbol or two carries them without a fragment file.
+    #[serde(default)]
+    pub config: Vec<Loc<String>>,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
@@ -133,10 +137,13 @@ pub enum PatchDef {
     Mail { mail: String },
     /// A plain unified diff.
     Diff { diff: String },
-    /// A lore Message-ID, fetched with b4 or matched against `--mail` files.
+    /// A lore Message-ID, matched against `--mail` files, then `mail`
+    /// (a file beside the matrix), then fetched with b4.
     MessageId {
         #[serde(rename = "message-id")]
         message_id: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        mail: Option<String>,
     },
 }
 
@@ -582,6 +589,14 @@ pub struct ClaimDef {
     /// Table column → variant, or → axis value with `column_axis`.
     #[serde(default)]
     pub columns: std::collections::BTreeMap<String, String>,
+    /// Row label → what it stands for, when the mail names it otherwise:
+    /// `{unpatched: before}` for `rows: variant`, `{QD32: 32}` for an axis.
+    #[serde(default)]
+    pub aliases: std::collections::BTreeMap<String, String>,
+    /// Row label → the variant its values belong to, whatever their
+    /// column: `before: 9812 IOPS` in a list that also has `lat: 5 -> 4`.
+    #[serde(default)]
+    pub row_variants: std::collections::BTreeMap<String, String>,
     /// Columns are values of this axis; `columns` may rename them.
     #[serde(default)]
     pub column_axis: Option<Loc<String>>,

@@ -84,12 +84,14 @@ fn source_of(
             for p in &v.patches {
                 let files: Vec<PathBuf> = match p {
                     PatchDef::Mail { mail } => vec![PathBuf::from(mail)],
-                    PatchDef::MessageId { message_id } => {
+                    PatchDef::MessageId { message_id, mail } => {
                         let id = bare(message_id);
+                        let own = mail.iter().map(PathBuf::from);
                         searched
                             .iter()
-                            .filter(|m| std::fs::read_to_string(m).is_ok_and(|t| t.contains(id)))
                             .map(|m| m.to_path_buf())
+                            .chain(own)
+                            .filter(|m| std::fs::read_to_string(m).is_ok_and(|t| t.contains(id)))
                             .collect()
                     }
                     PatchDef::Diff { .. } => vec![],

@@ -5,9 +5,7 @@
 use super::diff;
 use crate::mail::message::{self, Message};
 use anyhow::{Result, bail};
-use regex::Regex;
 use std::path::Path;
-use std::sync::LazyLock;
 
 pub(super) use crate::mail::message::{b4_am, normalize_msgid};
 
@@ -39,15 +37,12 @@ impl Mail {
 
     /// `[PATCH 2/3]` → 2. The cover letter is 0.
     fn number(&self) -> Option<u32> {
-        static NUM: LazyLock<Regex> =
-            LazyLock::new(|| Regex::new(r"^\[[^\]]*?\b(\d+)/\d+\]").expect("valid regex"));
-        NUM.captures(&self.subject)?[1].parse().ok()
+        message::patch_number(&self.subject)
     }
 
     /// A reply may carry a reviewer's diff, which is not part of the series.
     fn is_reply(&self) -> bool {
-        let s = self.subject.trim_start().to_ascii_lowercase();
-        s.starts_with("re:") || s.starts_with("aw:")
+        message::is_reply(&self.subject)
     }
 
     /// A mail to apply: it has a diff, is not a reply and is not a cover letter.

@@ -62,8 +62,11 @@ pub fn load(def: &PatchDef, mails: &[PathBuf]) -> Result<Vec<Patch>> {
     match def {
         PatchDef::Mail { mail } => load_mail(Path::new(mail)),
         PatchDef::Diff { diff } => load_diff(Path::new(diff)).map(|p| vec![p]),
-        PatchDef::MessageId { message_id } => {
-            load_message_id(message_id, mails, crate::util::which("b4").as_deref())
+        PatchDef::MessageId { message_id, mail } => {
+            // The matrix's own file comes after the user's --mail files.
+            let mut files = mails.to_vec();
+            files.extend(mail.iter().map(PathBuf::from).filter(|f| f.is_file()));
+            load_message_id(message_id, &files, crate::util::which("b4").as_deref())
         }
     }
 }

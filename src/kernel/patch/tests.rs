@@ -421,10 +421,29 @@ fn a_path_outside_the_tree_is_refused() {
 
 // 6. Message-IDs.
 #[test]
+fn a_message_id_falls_back_to_the_matrix_s_own_mail_file() {
+    // `lab new` writes {message-id, mail}: no --mail and no b4 needed.
+    let def = PatchDef::MessageId {
+        message_id: DM_DELAY_ID.into(),
+        mail: Some(data("dm-delay-ns-expiry.mbox").display().to_string()),
+    };
+    let p = load(&def, &[]).unwrap();
+    assert_eq!(p.len(), 1);
+    assert_eq!(p[0].subject, DM_DELAY_SUBJECT);
+}
+
+#[test]
 fn a_message_id_is_found_in_a_mail_file_with_or_without_brackets() {
     let mails = [data("series.mbox"), data("dm-delay-ns-expiry.mbox")];
     for id in [format!("<{DM_DELAY_ID}>"), DM_DELAY_ID.to_string()] {
-        let p = load(&PatchDef::MessageId { message_id: id }, &mails).unwrap();
+        let p = load(
+            &PatchDef::MessageId {
+                message_id: id,
+                mail: None,
+            },
+            &mails,
+        )
+        .unwrap();
         assert_eq!(p.len(), 1);
         assert_eq!(p[0].origin, DM_DELAY_ID);
         assert_eq!(p[0].subject, DM_DELAY_SUBJECT);
@@ -436,6 +455,7 @@ fn a_message_id_is_found_in_a_mail_file_with_or_without_brackets() {
 fn a_cover_letter_id_stands_for_its_series() {
     let def = PatchDef::MessageId {
         message_id: format!("<{COVER_ID}>"),
+        mail: None,
     };
     let p = load(&def, &[data("series.mbox")]).unwrap();
     let subjects: Vec<&str> = p.iter().map(|p| p.subject.as_str()).collect();
@@ -498,6 +518,7 @@ fn b4_output_gives_the_series_or_the_one_patch_asked_for() {
 fn a_missing_mail_file_is_named() {
     let def = PatchDef::MessageId {
         message_id: DM_DELAY_ID.into(),
+        mail: None,
     };
     let err = load(&def, &[PathBuf::from("/nonexistent/x.mbox")]).unwrap_err();
     assert!(

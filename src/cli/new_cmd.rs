@@ -1,0 +1,123 @@
+//! `lab new --mail FILE`: write the matrix a mail describes.
+
+use crate::matrix::draft::{self, Options};
+use anyhow::{Context, Result};
+use std::path::{Path, PathBuf};
+
+#[derive(clap::Args, Debug)]
+pub struct NewArgs {
+    /// The patch mail: a single mail, an mbox thread, `git format-patch`
+    /// output or plain text.
+    #[arg(long)]
+    pub mail: PathBuf,
+    /// The matrix's name (default: from the mail's subject).
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Where to write it (default: matrices/NAME.yaml); `-` for stdout.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// One variant per cumulative prefix of a series: p1, p2, ..., after.
+    #[arg(long)]
+    pub per_patch: bool,
+    /// Overwrite an existing file.
+    #[arg(long)]
+    pub force: bool,
+}
+
+pub fn new(a: &NewArgs) -> Result<i32> {
+    let raw = std::fs::read(&a.mail)
+        .with_context(|| format!("--mail {}", a.mail.display()))
+        .map_err(crate::error::input)?;
+    let name = match &a.name {
+        Some(n) if !crate::matrix::fragments::is_plain_name(n) => {
+            return Err(crate::error::input_error(format!(
+                "--name '{n}': use letters, digits, '.', '_' and '-'"
+            )));
+        }
+        Some(n) => n.clone(),
+        None => draft::suggested_name(&raw),
+    };
+    let stdout = a.out.as_deref() == Some(Path::new("-"));
+    let out = match &a.out {
+        Some(o) if !stdout => o.clone(),
+        _ if stdout => std::env::current_dir()?.join(format!("{name}.yaml")),
+        _ => PathBuf::from("matrices").join(format!("{name}.yaml")),
+    };
+    if !stdout && out.exists() && !a.force {
+        return Err(crate::error::input_error(format!(
+            "{} exists; give --force to overwrite it, or --out FILE",
+            out.display()
+        )));
+    }
+    let dir = out
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    if !stdout {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    let opts = Options {
+        name: Some(name),
+        per_patch: a.per_patch,
+        mail_ref: relative(dir, &a.mail),
+    };
+    let d = draft::draft(&raw, &opts, &out)?;
+    if stdout {
+        crate::out!("{}", d.yaml)?;
+    } else {
+        crate::util::atomic_write(&out, d.yaml.as_bytes())?;
+    }
+    let shown = if stdout {
+        "stdout".into()
+    } else {
+        out.display().to_string()
+    };
+    eprintln!(
+        "wrote {shown}: {} cell(s); {} claim(s) binding {} value(s); {} table(s) and {} command(s) left as comments",
+        d.cells, d.claims, d.values, d.unclaimed, d.unmapped
+    );
+    if !stdout {
+        eprintln!(
+            "next: read its comments, then lab plan {0} && lab run {0}",
+            out.display()
+        );
+    }
+    Ok(0)
+}
+
+/// `to` as seen from `dir`, so the matrix finds its mail wherever the
+/// two move together; absolute when they share no root.
+fn relative(dir: &Path, to: &Path) -> String {
+    let (Ok(d), Ok(t)) = (dir.canonicalize(), to.canonicalize()) else {
+        return to.display().to_string();
+    };
+    let common = d
+        .components()
+        .zip(t.components())
+        .take_while(|(a, b)| a == b)
+        .count();
+    if common <= 1 {
+        return t.display().to_string();
+    }
+    let mut p = PathBuf::new();
+    for _ in d.components().skip(common) {
+        p.push("..");
+    }
+    for c in t.components().skip(common) {
+        p.push(c);
+    }
+    p.display().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn relative_paths_climb_to_the_common_folder() {
+        let t = tempfile::tempdir().unwrap();
+        let (m, mail) = (t.path().join("a/matrices"), t.path().join("a/mails/x.eml"));
+        std::fs::create_dir_all(&m).unwrap();
+        std::fs::create_dir_all(mail.parent().unwrap()).unwrap();
+        std::fs::write(&mail, "x").unwrap();
+        assert_eq!(super::relative(&m, &mail), "../mails/x.eml");
+    }
+}

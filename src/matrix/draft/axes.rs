@@ -1,0 +1,265 @@
+//! Workloads and axes: the mail's fio jobs (or one inferred from its
+//! captions), and the axes its loops, its jobs and its tables' rows run
+//! over.
+
+use super::devices::Devices;
+use super::emit::Proposal;
+use super::steps::{self, DmTable, Scan, Step};
+use super::workload::{self, Workloads};
+use super::{claim, facts};
+use crate::mail::ClaimTable;
+
+pub(super) fn workloads(
+    p: &mut Proposal,
+    scan: &Scan,
+    dv: &Devices,
+    tables: &[ClaimTable],
+    own: &str,
+) {
+    for (name, values, src) in &scan.axes {
+        p.run_axes.push((
+            name.clone(),
+            values.clone(),
+            Some(format!("from the loop \"{}\"", src.quote)),
+        ));
+    }
+    let dm_node = p.setup.iter().find_map(|(s, _)| match s {
+        Step::Dm { name, .. } => Some(format!("/dev/mapper/{name}")),
+        _ => None,
+    });
+    let target = dm_node.clone().unwrap_or_else(|| dv.main().to_string());
+    let mut fio = scan.fio.clone();
+    // The kernel test robot gives its fio job as the table's conditions.
+    if fio.is_empty()
+        && let Some(t) = tables.iter().find(|t| t.conditions.contains_key("rw"))
+    {
+        let mut options = Vec::new();
+        for (k, v) in &t.conditions {
+            let k = match k.as_str() {
+                "nr_task" => "numjobs",
+                "test_size" => "size",
+                k @ ("rw" | "bs" | "ioengine" | "iodepth" | "direct" | "runtime") => k,
+                _ => continue,
+            };
+            options.push((k.to_string(), v.clone()));
+        }
+        p.workload_notes.push(format!(
+            "From the conditions of table {}, as the kernel test robot writes its job.",
+            tables.iter().position(|x| std::ptr::eq(x, t)).unwrap_or(0) + 1
+        ));
+        fio.push(steps::FioJob {
+            name: None,
+            options,
+            src: steps::Src {
+                line: t.line,
+                quote: "the table's conditions".into(),
+            },
+        });
+    }
+    let mut jobs: Vec<workload::Job> = fio
+        .iter()
+        .map(|j| workload::clean(j, &|d| dv.map(d)))
+        .collect();
+    for j in &mut jobs {
+        if j.get("filename").is_none() && j.get("directory").is_none() {
+            j.set(
+                "filename",
+                &target,
+                Some("the mail's fio line names no file".into()),
+            );
+        }
+        if j.get("rw").is_none() {
+            j.set(
+                "rw",
+                "read",
+                Some("fio's default; the mail's fio line sets no rw".into()),
+            );
+        }
+    }
+    if jobs.is_empty() {
+        // Captions first; a pasted fio output's sections (`write:`) next.
+        let mut words: Vec<String> = tables.iter().filter_map(|t| t.caption.clone()).collect();
+        words.extend(
+            tables
+                .iter()
+                .flat_map(|t| t.rows.iter().map(|r| r.keys.join(" "))),
+        );
+        let words = words.join(" ");
+        match workload::inferred(&words, own, &target) {
+            Some((j, read)) => {
+                p.workload_notes.push(format!("Inferred from the caption, as the mail shows no fio command: {}. Check it against the mail.", read.join(", ")));
+                p.workloads = Some(Workloads::One(j));
+            }
+            None => {
+                p.workload_notes.push("The mail shows no fio command and its captions name no I/O: a 4 KiB random read stands in. Replace it with the mail's experiment.".into());
+                let mut j = workload::Job::default();
+                for (k, v) in [
+                    ("filename", target.as_str()),
+                    ("rw", "randread"),
+                    ("bs", "4k"),
+                    ("direct", "1"),
+                    ("ioengine", "psync"),
+                    ("runtime", "5"),
+                    ("size", "256M"),
+                ] {
+                    j.set(k, v, None);
+                }
+                p.workloads = Some(Workloads::One(j));
+            }
+        }
+        return;
+    }
+    let srcs: Vec<String> = fio.iter().map(|j| format!("\"{}\"", j.src.quote)).collect();
+    let prefer: Vec<String> = tables
+        .iter()
+        .flat_map(|t| t.key_columns.iter().filter_map(|c| claim::axis_named(c)))
+        .collect();
+    let mut dropped: Vec<String> = Vec::new();
+    for d in jobs.iter().flat_map(|j| j.dropped.iter()) {
+        if !dropped.contains(d) {
+            dropped.push(d.clone());
+        }
+    }
+    let (w, axis) = workload::combine(jobs, &prefer);
+    p.workload_notes
+        .push(format!("From the mail's fio: {}.", srcs.join("; ")));
+    for d in dropped {
+        p.workload_notes.push(format!("Left out {d}."));
+    }
+    if let Some((name, _)) = &axis {
+        p.workload_axis = name.clone();
+    }
+    if let Some((name, values)) = axis
+        && !p.run_axes.iter().any(|(n, ..)| *n == name)
+    {
+        p.run_axes.push((
+            name,
+            values,
+            Some("what the mail's fio commands vary".into()),
+        ));
+    }
+    p.workloads = Some(w);
+}
+
+/// Axes the tables' rows run over that no command varied: a table keyed
+/// by `QD` over one fio line at `--iodepth=32` measures each QD.
+pub(super) fn table_axes(p: &mut Proposal, tables: &[ClaimTable]) {
+    for t in tables {
+        for (i, col) in t.key_columns.iter().enumerate() {
+            let Some(axis) = claim::axis_named(col) else {
+                continue;
+            };
+            let keys: Vec<String> = t
+                .rows
+                .iter()
+                .filter_map(|r| r.keys.get(i).cloned())
+                .collect();
+            if keys.len() < 2 || p.run_axes.iter().any(|(n, ..)| *n == axis) {
+                continue;
+            }
+            let values: Vec<String> = match axis.as_str() {
+                "iodepth" | "numjobs" | "delay" => {
+                    keys.iter().filter_map(|k| lead_number(k)).collect()
+                }
+                "bs" => keys
+                    .iter()
+                    .map(|k| {
+                        k.to_ascii_lowercase()
+                            .replace(' ', "")
+                            .replace("kib", "k")
+                            .replace("kb", "k")
+                    })
+                    .collect(),
+                "hz" => {
+                    let hz: Vec<u32> = keys
+                        .iter()
+                        .filter_map(|k| lead_number(k)?.parse().ok())
+                        .filter(|h| facts::HZ_VALUES.contains(h))
+                        .collect();
+                    if hz.len() == keys.len() {
+                        p.hz = hz;
+                        p.kernel_notes.push(format!(
+                            "HZ from the rows of the table \"{}\".",
+                            t.caption.clone().unwrap_or_default()
+                        ));
+                    }
+                    continue;
+                }
+                _ => keys.clone(),
+            };
+            if values.len() != keys.len() {
+                continue;
+            }
+            let mut values_dedup: Vec<String> = Vec::new();
+            for v in &values {
+                if !values_dedup.contains(v) {
+                    values_dedup.push(v.clone());
+                }
+            }
+            let with = format!("{{{{ {axis} }}}}");
+            let used = match (axis.as_str(), &mut p.workloads) {
+                ("iodepth" | "numjobs" | "bs", Some(Workloads::One(j))) => {
+                    j.set(&axis, &with, None);
+                    true
+                }
+                _ => template_step(&mut p.setup, &axis, &with),
+            };
+            if used {
+                p.run_axes.push((
+                    axis.clone(),
+                    values_dedup,
+                    Some(format!(
+                        "from the rows of the table \"{}\"",
+                        t.caption.clone().unwrap_or(col.clone())
+                    )),
+                ));
+            }
+        }
+    }
+}
+
+/// Put an axis into the step it names: a delay table's delay, or the
+/// knob whose file is named like the axis.
+fn template_step(setup: &mut Vec<(Step, Option<String>)>, axis: &str, with: &str) -> bool {
+    for (s, _) in setup.iter_mut() {
+        if let Step::Dm {
+            table: DmTable::Delay { ms, .. },
+            ..
+        } = s
+            && axis == "delay"
+        {
+            *ms = with.to_string();
+            return true;
+        }
+    }
+    // The mail wrote the knob once per value; the axis writes it once
+    // per cell, so the other writes go.
+    let knob = setup.iter().position(
+        |(s, _)| matches!(s, Step::Knob { path, .. } if path.rsplit('/').next() == Some(axis)),
+    );
+    let Some(i) = knob else { return false };
+    let Step::Knob { path, .. } = setup[i].0.clone() else {
+        return false;
+    };
+    setup[i].0 = Step::Knob {
+        path: path.clone(),
+        value: with.to_string(),
+    };
+    let mut k = 0;
+    setup.retain(|(s, _)| {
+        k += 1;
+        k - 1 == i || !matches!(s, Step::Knob { path: p, .. } if *p == path)
+    });
+    true
+}
+
+/// `QD32` → `32`, `8 jobs` → `8`, `1ms` → `1`.
+pub(super) fn lead_number(k: &str) -> Option<String> {
+    let d: String = k
+        .trim()
+        .trim_start_matches(|c: char| c.is_ascii_alphabetic() || c == '=' || c == ' ')
+        .chars()
+        .take_while(|c| c.is_ascii_digit())
+        .collect();
+    (!d.is_empty()).then_some(d)
+}

@@ -1,0 +1,341 @@
+//! The machine a mail's commands need: its devices mapped onto lab's
+//! null_blk and NVMe, the boot parameters, and the setup steps, with
+//! the config symbols their targets, file systems and schedulers need.
+
+use super::emit::Proposal;
+use super::steps::{DmTable, Scan, Step};
+use super::{facts, shell};
+
+/// The mail's devices and lab's stand-ins for them.
+pub(super) struct Devices {
+    nullb: u32,
+    nvme: u32,
+    /// The mail's other disks (`/dev/sdb`), which become NVMe here.
+    foreign: Vec<String>,
+}
+
+impl Devices {
+    pub(super) fn new(scan: &Scan, lower: &str) -> Devices {
+        let mut names: Vec<String> = Vec::new();
+        let mut see = |s: &str| {
+            for w in s.split(|c: char| c.is_whitespace() || "\"'=,:()".contains(c)) {
+                let d = w.strip_prefix("/dev/").or_else(|| {
+                    w.strip_prefix("/sys/block/")
+                        .map(|r| r.split('/').next().unwrap_or(""))
+                });
+                if let Some(d) =
+                    d.filter(|d| !d.is_empty() && !d.starts_with("mapper") && !d.starts_with("dm-"))
+                {
+                    let d = d
+                        .trim_end_matches(|c: char| !c.is_ascii_alphanumeric())
+                        .to_string();
+                    if !names.contains(&d) {
+                        names.push(d);
+                    }
+                }
+            }
+        };
+        for (s, _) in &scan.steps {
+            see(&format!("{s:?}"));
+        }
+        for j in &scan.fio {
+            j.options.iter().for_each(|(_, v)| see(v));
+        }
+        let idx = |d: &str, pre: &str| {
+            d.strip_prefix(pre)
+                .and_then(|r| r.split('n').next())
+                .and_then(|n| n.parse::<u32>().ok())
+        };
+        let mut dv = Devices {
+            nullb: 0,
+            nvme: 0,
+            foreign: vec![],
+        };
+        for d in &names {
+            if let Some(i) = idx(d, "nullb") {
+                dv.nullb = dv.nullb.max(i + 1);
+            } else if let Some(i) = idx(d, "nvme") {
+                dv.nvme = dv.nvme.max(i + 1);
+            } else if !d.starts_with("mapper") {
+                dv.foreign.push(d.clone());
+            }
+        }
+        if !dv.foreign.is_empty() {
+            dv.nvme = dv.nvme.max(1);
+        }
+        let null_blk_named = lower.contains("null_blk")
+            || lower.contains("nullb")
+            || scan
+                .steps
+                .iter()
+                .any(|(s, _)| matches!(s, Step::Module { module, .. } if module == "null_blk"));
+        if dv.nullb == 0 && dv.nvme == 0 {
+            if lower.contains("nvme") && !null_blk_named {
+                dv.nvme = 1;
+            } else {
+                dv.nullb = 1;
+            }
+        } else if dv.nullb == 0 && null_blk_named {
+            dv.nullb = 1;
+        }
+        dv
+    }
+
+    /// The device lab has for one the mail names.
+    pub(super) fn map(&self, s: &str) -> String {
+        let mut out = s.to_string();
+        for f in &self.foreign {
+            out = out
+                .replace(&format!("/dev/{f}"), "/dev/nvme0n1")
+                .replace(&format!("/sys/block/{f}/"), "/sys/block/nvme0n1/");
+        }
+        out
+    }
+
+    pub(super) fn main(&self) -> &'static str {
+        if self.nullb > 0 {
+            "/dev/nullb0"
+        } else {
+            "/dev/nvme0n1"
+        }
+    }
+}
+
+/// The most vCPUs a draft gives a guest.
+const MAX_CPUS: u32 = 2;
+
+/// null_blk module parameters a matrix's `boot.null_blk` takes.
+const NULL_BLK_KEYS: [&str; 10] = [
+    "nr_devices",
+    "gb",
+    "memory_backed",
+    "irqmode",
+    "completion_nsec",
+    "queue_mode",
+    "submit_queues",
+    "poll_queues",
+    "hw_queue_depth",
+    "bs",
+];
+
+pub(super) fn boot(p: &mut Proposal, scan: &Scan, dv: &Devices, f: &facts::Facts) {
+    let polled = scan
+        .fio
+        .iter()
+        .any(|j| j.get("hipri").is_some() || j.get("ioengine") == Some("pvsync2"));
+    p.cpus = 1;
+    if let Some(c) = &f.cpus {
+        p.cpus = c.value.min(MAX_CPUS);
+        let cut = if c.value > MAX_CPUS {
+            format!(
+                "; {MAX_CPUS} here, as TCG on a small host gains nothing from more (raise it on a KVM runner)"
+            )
+        } else {
+            String::new()
+        };
+        p.boot_notes
+            .push(format!("{} CPU(s) from \"{}\"{cut}.", c.value, c.quote));
+    }
+    if polled && p.cpus < 2 {
+        p.cpus = 2;
+        p.boot_notes
+            .push("Polled I/O needs a poll queue, which one vCPU does not get: 2 vCPUs.".into());
+    }
+    p.memory = if scan
+        .steps
+        .iter()
+        .any(|(s, _)| matches!(s, Step::Mkfs { .. }))
+    {
+        2048
+    } else {
+        1024
+    };
+    if dv.nullb > 0 {
+        let mut nb: Vec<(String, String)> = vec![
+            ("nr_devices".into(), dv.nullb.to_string()),
+            ("gb".into(), "1".into()),
+            ("memory_backed".into(), "1".into()),
+            ("queue_mode".into(), "2".into()),
+            ("irqmode".into(), "0".into()),
+        ];
+        let mut from_mail = false;
+        for (s, src) in &scan.steps {
+            let Step::Module { module, params } = s else {
+                continue;
+            };
+            if module != "null_blk" {
+                continue;
+            }
+            from_mail = true;
+            for (k, v) in params {
+                if !NULL_BLK_KEYS.contains(&k.as_str()) {
+                    p.boot_notes.push(format!("null_blk {k}={v} (\"{}\") is no boot.null_blk key; set it with a module_param step if it matters.", src.quote));
+                    continue;
+                }
+                let v = if k == "gb" && v.parse::<u32>().is_ok_and(|g| g > 1) {
+                    p.boot_notes.push(format!(
+                        "null_blk gb={v} in the mail; 1 here, memory-backed in a 1 GiB guest."
+                    ));
+                    "1".to_string()
+                } else {
+                    v.clone()
+                };
+                match nb.iter_mut().find(|(x, _)| x == k) {
+                    Some(e) => e.1 = v,
+                    None => nb.push((k.clone(), v)),
+                }
+            }
+        }
+        if !from_mail {
+            p.boot_notes.push(
+                "null_blk as lab sets it up: memory-backed, 1 GiB, completing inline.".into(),
+            );
+        }
+        p.null_blk = nb;
+    }
+    p.nvme = dv.nvme;
+    p.nvme_poll = polled && dv.nvme > 0;
+    for f in &dv.foreign {
+        p.boot_notes.push(format!(
+            "The mail's /dev/{f} is /dev/nvme0n1 here, an emulated NVMe drive in memory."
+        ));
+    }
+}
+
+/// The dm targets lab writes as structured steps, and the config
+/// symbols other targets, file systems and schedulers need.
+fn needs(s: &Step) -> Vec<&'static str> {
+    match s {
+        Step::Dm {
+            table: DmTable::Flakey { .. },
+            ..
+        } => vec!["CONFIG_DM_FLAKEY=y"],
+        Step::Dm {
+            table: DmTable::Raw(t),
+            ..
+        } => match t.split_whitespace().nth(2).unwrap_or("") {
+            "crypt" => vec![
+                "CONFIG_DM_CRYPT=y",
+                "CONFIG_CRYPTO_XTS=y",
+                "CONFIG_CRYPTO_AES=y",
+            ],
+            "thin" | "thin-pool" => vec!["CONFIG_DM_THIN_PROVISIONING=y"],
+            "cache" => vec!["CONFIG_DM_CACHE=y"],
+            "mirror" => vec!["CONFIG_DM_MIRROR=y"],
+            "snapshot" | "snapshot-origin" => vec!["CONFIG_DM_SNAPSHOT=y"],
+            "verity" => vec!["CONFIG_DM_VERITY=y"],
+            "integrity" => vec!["CONFIG_DM_INTEGRITY=y"],
+            "writecache" => vec!["CONFIG_DM_WRITECACHE=y"],
+            "raid" => vec!["CONFIG_DM_RAID=y"],
+            "striped" => vec![],
+            _ => vec![],
+        },
+        Step::Mkfs { fs, .. } => match fs.as_str() {
+            "ext4" | "ext3" | "ext2" => vec!["CONFIG_EXT4_FS=y"],
+            "btrfs" => vec!["CONFIG_BTRFS_FS=y"],
+            "f2fs" => vec!["CONFIG_F2FS_FS=y"],
+            _ => vec![],
+        },
+        Step::Knob { path, value } if path.ends_with("/queue/scheduler") => match value.as_str() {
+            "mq-deadline" => vec!["CONFIG_MQ_IOSCHED_DEADLINE=y"],
+            "bfq" => vec!["CONFIG_IOSCHED_BFQ=y"],
+            "kyber" => vec!["CONFIG_MQ_IOSCHED_KYBER=y"],
+            _ => vec![],
+        },
+        Step::Knob { path, .. } if path.ends_with("/wbt_lat_usec") => {
+            vec!["CONFIG_BLK_WBT=y", "CONFIG_BLK_WBT_MQ=y"]
+        }
+        _ => vec![],
+    }
+}
+
+/// dm targets lab can infer from words alone ("dm-delay", "a flakey
+/// target"), each with its structured table on a device.
+const INFERABLE: [&str; 3] = ["delay", "flakey", "linear"];
+
+pub(super) fn setup(p: &mut Proposal, scan: &Scan, dv: &Devices, lower: &str, subjects: &str) {
+    let mut seen: Vec<Step> = Vec::new();
+    for (s, src) in &scan.steps {
+        let mut s = s.clone();
+        match &mut s {
+            Step::Module { module, .. } if module == "null_blk" => continue,
+            Step::Module { params, .. } if params.is_empty() => continue,
+            Step::Dm { table, .. } => match table {
+                DmTable::Delay { device, .. }
+                | DmTable::Linear { device }
+                | DmTable::Flakey { device, .. } => *device = dv.map(device),
+                DmTable::Raw(t) => {
+                    // A raw table is passed as written: its size must be a number.
+                    let w = shell::words(t);
+                    let mut fixed = dv.map(t);
+                    if let Some(len) = w.get(1).filter(|l| l.parse::<u64>().is_err()) {
+                        fixed = fixed.replacen(&dv.map(len), "2097152", 1);
+                        p.boot_notes.push(format!("The table \"{t}\" is sized 2097152 sectors here: lab's devices are 1 GiB."));
+                    }
+                    *t = fixed;
+                }
+                DmTable::Zero | DmTable::Error => {}
+            },
+            Step::Knob { path, value } => {
+                *path = dv.map(path);
+                *value = dv.map(value);
+            }
+            Step::Mkfs { device, .. } => *device = dv.map(device),
+            Step::Mount { device, .. } => *device = dv.map(device),
+            Step::Module { .. } => {}
+        }
+        if seen.contains(&s) {
+            continue;
+        }
+        seen.push(s.clone());
+        for c in needs(&s) {
+            if !p.config.iter().any(|(x, _)| x == c) {
+                p.config
+                    .push((c.to_string(), format!("for \"{}\"", src.quote)));
+            }
+        }
+        p.setup.push((s, Some(format!("\"{}\"", src.quote))));
+    }
+    if seen.iter().any(|s| matches!(s, Step::Dm { .. })) {
+        return;
+    }
+    // No dmsetup line: a target the subject or text names is set up on
+    // the main device, and the comment says it was inferred.
+    let named = INFERABLE
+        .into_iter()
+        .find(|t| subjects.contains(&format!("dm-{t}")))
+        .or_else(|| {
+            INFERABLE.into_iter().find(|t| {
+                lower.contains(&format!("{t} target")) || lower.contains(&format!("dm-{t}"))
+            })
+        });
+    let Some(t) = named else { return };
+    let device = dv.main().to_string();
+    let table = match t {
+        "delay" => DmTable::Delay {
+            device,
+            ms: "1".into(),
+        },
+        "flakey" => DmTable::Flakey {
+            device,
+            up: "5".into(),
+            down: "0".into(),
+        },
+        _ => DmTable::Linear { device },
+    };
+    let name = if t == "delay" { "delayed" } else { t };
+    let s = Step::Dm {
+        name: name.into(),
+        table,
+    };
+    for c in needs(&s) {
+        p.config
+            .push((c.to_string(), format!("for the inferred dm-{t} target")));
+    }
+    p.setup.push((
+        s,
+        Some(format!(
+            "Inferred: the mail names the dm-{t} target but shows no dmsetup command."
+        )),
+    ));
+}

@@ -1,0 +1,169 @@
+//! What a mail says about the machine it measured on: the kernel
+//! version, HZ, the architecture, the CPU count, `CONFIG_` lines.
+//!
+//! Each fact keeps the words it came from, so the draft can quote them
+//! in a comment: a reader checks a draft by its quotes.
+
+use regex::Regex;
+use std::sync::LazyLock;
+
+/// One fact and the mail words it came from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Said<T> {
+    pub value: T,
+    pub quote: String,
+}
+
+/// The machine facts of a text.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Facts {
+    /// (major, minor), in order of mention.
+    pub versions: Vec<Said<(u32, u32)>>,
+    pub hz: Vec<Said<u32>>,
+    /// `x86_64` or `arm64`.
+    pub arch: Vec<Said<&'static str>>,
+    pub cpus: Option<Said<u32>>,
+    /// `CONFIG_X=y` lines other than the HZ ones.
+    pub config: Vec<String>,
+    /// A `base-commit:` trailer: a commit, not a version.
+    pub base_commit: Option<String>,
+}
+
+fn re(s: &str) -> Regex {
+    Regex::new(s).expect("valid regex")
+}
+
+static VERSION: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)(?:\blinux[- ]|\bv|\bkernel |\bon top of |\bbased on |\bagainst |\bfor-)(\d)\.(\d{1,2})\b",
+    )
+});
+static HZ: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(?:CONFIG_HZ_(\d{2,4})=y|CONFIG_HZ=(\d{2,4})|HZ\s*=\s*(\d{2,4})|HZ (\d{2,4})\b|(\d{2,4}) ?HZ\b)",
+    )
+});
+static ARCH: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)\b(arm64|aarch64|x86[_-]64|amd64|x86)\b"));
+static CPUS: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(single|one|\d{1,3})[- ](?:cpu|core|vcpu)s?\b|\bnr_cpus=(\d{1,3})|\bmaxcpus=(\d{1,3})|-smp (\d{1,3})",
+    )
+});
+static CONFIG: LazyLock<Regex> = LazyLock::new(|| {
+    re(r#"^\s*(CONFIG_[A-Z0-9_]+=(?:y|m|n|-?\d+|0x[0-9a-fA-F]+|"[^"]*"))(?:[\s,.;:]|$)"#)
+});
+
+/// The HZ values the kernel offers.
+pub const HZ_VALUES: [u32; 4] = [100, 250, 300, 1000];
+
+/// Facts of `text`, each kept once, in order of mention.
+pub fn of_text(text: &str) -> Facts {
+    let mut f = Facts::default();
+    for line in text.lines() {
+        let quote = line.trim().to_string();
+        for c in VERSION.captures_iter(line) {
+            let v = (c[1].parse().unwrap_or(0), c[2].parse().unwrap_or(0));
+            push(&mut f.versions, v, &quote);
+        }
+        for c in HZ.captures_iter(line) {
+            let n = (1..=5).find_map(|i| c.get(i)).map(|m| m.as_str());
+            if let Some(hz) = n.and_then(|n| n.parse().ok())
+                && HZ_VALUES.contains(&hz)
+            {
+                push(&mut f.hz, hz, &quote);
+            }
+        }
+        for c in ARCH.captures_iter(line) {
+            let a = match c[1].to_ascii_lowercase().as_str() {
+                "arm64" | "aarch64" => "arm64",
+                _ => "x86_64",
+            };
+            push(&mut f.arch, a, &quote);
+        }
+        if f.cpus.is_none()
+            && let Some(c) = CPUS.captures(line)
+        {
+            let n = (1..=4)
+                .find_map(|i| c.get(i))
+                .map(|m| m.as_str().to_ascii_lowercase());
+            let n = match n.as_deref() {
+                Some("single" | "one") => Some(1),
+                Some(d) => d.parse().ok(),
+                None => None,
+            };
+            f.cpus = n.filter(|n| *n > 0).map(|value| Said {
+                value,
+                quote: quote.clone(),
+            });
+        }
+        if let Some(c) = CONFIG.captures(line)
+            && !c[1].starts_with("CONFIG_HZ")
+            && !f.config.contains(&c[1].to_string())
+        {
+            f.config.push(c[1].to_string());
+        }
+        if let Some(b) = line.trim().strip_prefix("base-commit:") {
+            f.base_commit.get_or_insert_with(|| b.trim().to_string());
+        }
+    }
+    f
+}
+
+fn push<T: PartialEq>(to: &mut Vec<Said<T>>, value: T, quote: &str) {
+    if !to.iter().any(|s| s.value == value) {
+        to.push(Said {
+            value,
+            quote: quote.to_string(),
+        });
+    }
+}
+
+/// The Debian trees lab builds, as (major, minor, source name).
+pub const TREES: [(u32, u32, &str); 3] = [
+    (5, 10, "debian-5.10"),
+    (6, 1, "debian-6.1"),
+    (6, 12, "debian-6.12"),
+];
+
+/// The built-in tree nearest a version, and whether it is that version.
+pub fn nearest_tree(v: (u32, u32)) -> (&'static str, bool) {
+    let rank = |(a, b): (u32, u32)| i64::from(a) * 100 + i64::from(b);
+    let (.., name) = TREES
+        .iter()
+        .min_by_key(|(a, b, _)| (rank((*a, *b)) - rank(v)).abs())
+        .copied()
+        .unwrap_or(TREES[2]);
+    (name, TREES.iter().any(|(a, b, _)| (*a, *b) == v))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_hz_arch_cpus_and_config() {
+        let f = of_text(
+            "Subject: [PATCH for-6.13/block] x\nTested on arm64, HZ=250, single core, on top of v6.12-rc3.\nCONFIG_HZ_1000=y\nCONFIG_DM_CRYPT=y\nbase-commit: 0123abcd\n",
+        );
+        let v: Vec<_> = f.versions.iter().map(|s| s.value).collect();
+        assert_eq!(v, vec![(6, 13), (6, 12)]);
+        let hz: Vec<_> = f.hz.iter().map(|s| s.value).collect();
+        assert_eq!(hz, vec![250, 1000]);
+        assert_eq!(f.arch[0].value, "arm64");
+        assert_eq!(f.cpus.as_ref().map(|c| c.value), Some(1));
+        assert_eq!(f.config, vec!["CONFIG_DM_CRYPT=y"]);
+        assert_eq!(f.base_commit.as_deref(), Some("0123abcd"));
+        assert_eq!(of_text("8 CPUs, x86-64").cpus.unwrap().value, 8);
+        assert_eq!(of_text("8 CPUs, x86-64").arch[0].value, "x86_64");
+        // A HZ the kernel does not offer is not a HZ.
+        assert!(of_text("HZ=123").hz.is_empty());
+    }
+
+    #[test]
+    fn nearest_debian_tree() {
+        assert_eq!(nearest_tree((6, 13)), ("debian-6.12", false));
+        assert_eq!(nearest_tree((6, 1)), ("debian-6.1", true));
+        assert_eq!(nearest_tree((5, 15)), ("debian-5.10", false));
+        assert_eq!(nearest_tree((4, 10)), ("debian-5.10", false));
+    }
+}

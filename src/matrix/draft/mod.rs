@@ -1,0 +1,450 @@
+//! `lab new`: a matrix drafted from a patch mail, so a reviewer starts
+//! from the mail's own experiment rather than a blank file.
+//!
+//! The mail's commands (fio, dmsetup, knob writes, modprobe, mkfs,
+//! mount, loops), its machine facts (version, HZ, arch, CPUs) and its
+//! tables become the matrix's parts. What could not be mapped stays a
+//! comment that quotes the mail; what was inferred says so. The draft is
+//! planned and its claims bound before it is returned, so a claim that
+//! binds to nothing is a comment with the binder's reason, not a claim.
+//!
+//! Pure: bytes in, YAML text out.
+
+mod axes;
+mod claim;
+mod devices;
+mod emit;
+mod facts;
+mod kernel;
+mod shell;
+mod steps;
+#[cfg(test)]
+mod tests;
+mod workload;
+
+use crate::mail::message::{self, Message};
+use crate::mail::{ClaimTable, claims as mail_claims};
+use anyhow::{Context, Result};
+use emit::Proposal;
+use std::path::Path;
+use steps::Scan;
+use workload::Workloads;
+
+/// What `lab new` was asked for.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    pub name: Option<String>,
+    /// One variant per cumulative prefix of the series.
+    pub per_patch: bool,
+    /// The mail as the matrix names it: relative to the matrix's folder.
+    pub mail_ref: String,
+}
+
+/// A drafted matrix and what it holds.
+#[derive(Clone, Debug)]
+pub struct Draft {
+    pub name: String,
+    pub yaml: String,
+    /// Claims kept, and the values they bind to cells.
+    pub claims: usize,
+    pub values: usize,
+    /// Tables left as comments, and commands not mapped.
+    pub unclaimed: usize,
+    pub unmapped: usize,
+    pub cells: usize,
+}
+
+/// One message, read for drafting.
+struct Read {
+    msg: Message,
+    /// The text a person wrote, quote markers off, diff and signature cut.
+    prose: String,
+    /// The same, without the quoted lines: what this mail's author said.
+    own: String,
+    diff: bool,
+}
+
+/// Draft a matrix from a mail, an mbox, `git format-patch` output or
+/// plain text; `out` is where the matrix will be written (its folder
+/// anchors the mail path and the fragments when it is planned).
+pub fn draft(raw: &[u8], opts: &Options, out: &Path) -> Result<Draft> {
+    let msgs = messages(raw)?;
+    let tables = mail_claims::extract(raw).context("reading the mail's tables")?;
+    let mut p = propose(&msgs, &tables, opts);
+    let mut dropped = 0;
+    loop {
+        let yaml = p.yaml();
+        let m = crate::matrix::Matrix::parse(out, &yaml).map_err(|e| {
+            anyhow::anyhow!(
+                "the draft does not plan (a bug in lab new): {e:#}\n--- the draft:\n{yaml}"
+            )
+        })?;
+        let plan = m.plan().context("planning the draft (a bug in lab new)")?;
+        let commands = crate::matrix::claims::command_metrics(&m);
+        let mut bad = None;
+        let mut values = 0;
+        for (k, def) in m.claims.iter().enumerate() {
+            let t = &tables[p.claims[k].table - 1];
+            let b = crate::matrix::claims::bind(k + 1, def, t, &plan, &commands);
+            let why = b.iter().find_map(|b| match &b.target {
+                crate::matrix::claims::Target::Cells(_)
+                | crate::matrix::claims::Target::Excluded => None,
+                crate::matrix::claims::Target::Unbound(r) => {
+                    Some(format!("row '{}', column '{}': {r}", b.row, b.column))
+                }
+                crate::matrix::claims::Target::WrongUnit(r) => Some(r.clone()),
+                crate::matrix::claims::Target::NotApplicable(_) => {
+                    Some("a value the mail calls N/A is measured".into())
+                }
+            });
+            if b.is_empty() {
+                bad = Some((k, "none of its values is a claimed value".to_string()));
+                break;
+            }
+            if let Some(w) = why {
+                bad = Some((k, w));
+                break;
+            }
+            values += b.len();
+        }
+        match bad {
+            Some((k, why)) => {
+                let c = p.claims.remove(k);
+                p.unclaimed
+                    .push(format!("table {} (\"{}\"): {why}", c.table, c.about));
+                dropped += 1;
+            }
+            None => {
+                return Ok(Draft {
+                    name: p.name.clone(),
+                    claims: p.claims.len(),
+                    values,
+                    unclaimed: p.unclaimed.len(),
+                    unmapped: p.unmapped.len(),
+                    cells: plan.cells.len(),
+                    yaml,
+                });
+            }
+        }
+        debug_assert!(dropped <= tables.len());
+    }
+}
+
+/// The name a draft of `raw` gets without `--name`: from its subject.
+pub fn suggested_name(raw: &[u8]) -> String {
+    let subject = messages(raw)
+        .ok()
+        .and_then(|ms| {
+            ms.into_iter()
+                .map(|m| m.msg.subject)
+                .find(|s| !s.is_empty())
+        })
+        .unwrap_or_default();
+    name_of(&strip_prefix(&subject))
+}
+
+fn messages(raw: &[u8]) -> Result<Vec<Read>> {
+    let msgs = if raw.starts_with(b"From ") || message::looks_like_mail(raw) {
+        message::parse_mbox(raw)?
+    } else {
+        vec![Message {
+            parts: vec![message::Part {
+                mimetype: "text/plain".into(),
+                text: String::from_utf8_lossy(raw).into_owned(),
+            }],
+            ..Message::default()
+        }]
+    };
+    Ok(msgs
+        .into_iter()
+        .map(|msg| {
+            let texts: Vec<&str> = msg.plain_texts().collect();
+            let diff = msg.parts.iter().any(|p| has_diff(&p.text));
+            let said = texts
+                .iter()
+                .map(|t| prose(t))
+                .collect::<Vec<_>>()
+                .join("\n");
+            let own = texts
+                .iter()
+                .map(|t| {
+                    prose(
+                        &t.lines()
+                            .filter(|l| !l.starts_with('>'))
+                            .collect::<Vec<_>>()
+                            .join("\n"),
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("\n");
+            Read {
+                msg,
+                prose: said,
+                own,
+                diff,
+            }
+        })
+        .collect())
+}
+
+fn has_diff(text: &str) -> bool {
+    let mut prev = "";
+    text.lines().any(|l| {
+        let hit =
+            l.starts_with("diff --git ") || (prev.starts_with("--- ") && l.starts_with("+++ "));
+        prev = l;
+        hit
+    })
+}
+
+/// What a person wrote: quote markers off, cut at the diff, the diffstat
+/// or the signature. Line numbers stay those of the body.
+fn prose(text: &str) -> String {
+    let mut out = String::new();
+    for l in text.lines() {
+        let un = l.trim_start_matches(['>', ' ']);
+        let un = if l.starts_with('>') { un } else { l };
+        if l.starts_with("diff --git ")
+            || l == "-- "
+            || l.starts_with("Index: ")
+            || l.starts_with("--- a/")
+        {
+            break;
+        }
+        out.push_str(un);
+        out.push('\n');
+    }
+    out
+}
+
+/// The parts of the matrix, before it is checked.
+fn propose(msgs: &[Read], tables: &[ClaimTable], opts: &Options) -> Proposal {
+    let mut p = Proposal::default();
+    let first = msgs
+        .iter()
+        .find(|m| !m.msg.subject.is_empty())
+        .map(|m| &m.msg);
+    let subject = first.map(|m| m.subject.clone()).unwrap_or_default();
+    let title = strip_prefix(&subject);
+    p.name = opts.name.clone().unwrap_or_else(|| name_of(&title));
+    p.description = if title.is_empty() {
+        "drafted from a mail".into()
+    } else {
+        title.clone()
+    };
+    let by = first
+        .map(|m| {
+            [m.author.clone(), m.date.clone()]
+                .into_iter()
+                .flatten()
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
+        .unwrap_or_default();
+    p.head = vec![
+        format!(
+            "Drafted by `lab new` from {}{}{}.",
+            opts.mail_ref,
+            if subject.is_empty() { String::new() } else { format!(": \"{subject}\"") },
+            if by.is_empty() { String::new() } else { format!(" ({by})") }
+        ),
+        "Comments say where each part came from, what was inferred and what the mail said that lab could not map. Read them, then:".into(),
+        String::new(),
+        format!("  lab plan {}.yaml", p.name),
+        format!("  lab run {}.yaml", p.name),
+        "  lab report RUN --format reply".into(),
+    ];
+
+    let subjects: String = msgs
+        .iter()
+        .map(|m| format!("{}\n", m.msg.subject))
+        .collect();
+    let all: String = msgs
+        .iter()
+        .map(|m| format!("{}\n{}\n", m.msg.subject, m.prose))
+        .collect();
+    let own: String = msgs
+        .iter()
+        .map(|m| format!("{}\n{}\n", m.msg.subject, m.own))
+        .collect();
+    let captions: String = tables
+        .iter()
+        .filter_map(|t| t.caption.clone())
+        .collect::<Vec<_>>()
+        .join("\n");
+    // The authors' own words decide; quoted text only fills gaps.
+    let mut text_facts = facts::of_text(&own);
+    let quoted = facts::of_text(&all);
+    if text_facts.hz.is_empty() {
+        text_facts.hz = quoted.hz.clone();
+    }
+    if text_facts.arch.is_empty() {
+        text_facts.arch = quoted.arch.clone();
+    }
+    if text_facts.versions.is_empty() {
+        text_facts.versions = quoted.versions.clone();
+    }
+    let cap_facts = facts::of_text(&captions);
+
+    // Commands.
+    let mut scan = Scan::default();
+    for m in msgs {
+        steps::scan(&m.prose, &mut scan);
+    }
+    for (src, why) in &scan.unmapped {
+        p.unmapped.push(format!("\"{}\": {why}", src.quote));
+    }
+
+    kernel::kernel(&mut p, &facts::of_text(&subjects), &text_facts, &cap_facts);
+    kernel::variants(&mut p, msgs, opts);
+
+    // Devices: the mail's names mapped onto lab's null_blk and NVMe.
+    let lower = all.to_ascii_lowercase();
+    let devices = devices::Devices::new(&scan, &lower);
+    devices::boot(&mut p, &scan, &devices, &text_facts);
+    devices::setup(
+        &mut p,
+        &scan,
+        &devices,
+        &lower,
+        &subjects.to_ascii_lowercase(),
+    );
+    axes::workloads(&mut p, &scan, &devices, tables, &own);
+    axes::table_axes(&mut p, tables);
+    p.perf = scan.perf_events.clone();
+    p.perf_system_wide = scan.perf_system_wide;
+    claims(&mut p, tables);
+    p.claim_mail = opts.mail_ref.clone();
+    p
+}
+
+/// `[PATCH v2 3/7] dm: x` → `dm: x`; `Re: ...` likewise.
+fn strip_prefix(s: &str) -> String {
+    let mut t = s.trim();
+    loop {
+        let l = t.to_ascii_lowercase();
+        if l.starts_with("re:") || l.starts_with("aw:") {
+            t = t[3..].trim_start();
+        } else if t.starts_with('[')
+            && let Some(e) = t.find(']')
+        {
+            t = t[e + 1..].trim_start();
+        } else {
+            return t.to_string();
+        }
+    }
+}
+
+/// A matrix name from a title: `dm-delay: do not round ...` →
+/// `dm-delay-do-not-round`.
+fn name_of(title: &str) -> String {
+    let mut out = String::new();
+    for w in title.split(|c: char| !c.is_ascii_alphanumeric() && c != '-' && c != '_') {
+        let w = w.trim_matches('-').to_ascii_lowercase();
+        if w.is_empty() {
+            continue;
+        }
+        if out.len() + w.len() + 1 > 32 && !out.is_empty() {
+            break;
+        }
+        if !out.is_empty() {
+            out.push('-');
+        }
+        out.push_str(&w);
+    }
+    if out.is_empty() {
+        "from-mail".into()
+    } else {
+        out
+    }
+}
+
+fn claims(p: &mut Proposal, tables: &[ClaimTable]) {
+    // A templated rw takes its axis's values.
+    let rws = |j: &workload::Job| -> Vec<&'static str> {
+        let rw = j.get("rw").unwrap_or("read");
+        let axis = rw
+            .strip_prefix("{{")
+            .and_then(|r| r.strip_suffix("}}"))
+            .map(str::trim);
+        match axis.and_then(|a| p.run_axes.iter().find(|(n, ..)| n == a)) {
+            Some((_, vs, _)) => vs.iter().map(|v| workload::direction(v)).collect(),
+            None => vec![workload::direction(rw)],
+        }
+    };
+    let directions: Vec<&'static str> = match &p.workloads {
+        Some(Workloads::One(j)) => rws(j),
+        Some(Workloads::Named(ws)) => ws.iter().flat_map(|(_, j)| rws(j)).collect(),
+        None => vec![],
+    };
+    let mut axes: Vec<(String, Vec<String>)> = p
+        .run_axes
+        .iter()
+        .map(|(n, v, _)| (n.clone(), v.clone()))
+        .collect();
+    axes.push(("arch".into(), p.arch.clone()));
+    axes.push(("hz".into(), p.hz.iter().map(|h| h.to_string()).collect()));
+    let ctx = claim::Ctx {
+        axes: &axes,
+        directions: directions.clone(),
+    };
+    for (i, t) in tables.iter().enumerate() {
+        match claim::draft(i + 1, t, &ctx) {
+            Ok(c) => p.claims.push(c),
+            Err(why) => {
+                let about = t
+                    .caption
+                    .clone()
+                    .map(|c| c.lines().map(str::trim).collect::<Vec<_>>().join(" "))
+                    .unwrap_or_else(|| format!("line {} of message {}", t.line, t.origin.message));
+                p.unclaimed
+                    .push(format!("table {} (\"{about}\"): {why}", i + 1));
+            }
+        }
+    }
+    let mut metrics: Vec<String> = Vec::new();
+    for c in &p.claims {
+        let ms: Vec<String> = match &c.rows {
+            claim::Rows::Metrics(ms) => ms.iter().map(|(_, m)| m.clone()).collect(),
+            _ => c.metric.iter().cloned().collect(),
+        };
+        for m in ms {
+            if !metrics.contains(&m) {
+                metrics.push(m);
+            }
+        }
+    }
+    metrics.retain(|m| m != crate::matrix::claims::SKIP);
+    for m in &metrics {
+        let def = match m.as_str() {
+            "iops.total" => Some("read.iops + write.iops"),
+            "bw.total" => Some("read.bw + write.bw"),
+            "cpu.total" => Some("cpu.usr + cpu.sys"),
+            _ => None,
+        };
+        if let Some(d) = def {
+            p.derived.push((m.clone(), d.into()));
+        }
+        if let Some(e) = m.strip_prefix("perf.")
+            && !p.perf.iter().any(|x| x == e)
+        {
+            p.perf.push(e.to_string());
+        }
+    }
+    if metrics.is_empty() {
+        let mut ds = directions;
+        ds.sort();
+        ds.dedup();
+        for d in ds {
+            for d in if d == "both" {
+                vec!["read", "write"]
+            } else {
+                vec![d]
+            } {
+                metrics.push(format!("{d}.iops"));
+                metrics.push(format!("{d}.lat_mean"));
+            }
+        }
+    }
+    p.metrics = metrics;
+}

@@ -1,0 +1,705 @@
+//! The mail's commands as matrix parts: device-mapper tables, knob
+//! writes, modules, mkfs and mount, fio jobs and perf events.
+//!
+//! A loop variable becomes an axis named after where it lands: the
+//! delay field of a delay table is `delay`, `--iodepth=$qd` is
+//! `iodepth`, a knob's value is the knob's name.
+
+use super::shell::{self, Found, Simple};
+
+/// Where a step came from in the mail.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Src {
+    pub line: usize,
+    pub quote: String,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum DmTable {
+    Delay {
+        device: String,
+        ms: String,
+    },
+    Linear {
+        device: String,
+    },
+    Flakey {
+        device: String,
+        up: String,
+        down: String,
+    },
+    Zero,
+    Error,
+    /// A table lab passes as written, its size made literal.
+    Raw(String),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Step {
+    Dm {
+        name: String,
+        table: DmTable,
+    },
+    Knob {
+        path: String,
+        value: String,
+    },
+    /// `modprobe MOD k=v ...`: null_blk's become boot parameters.
+    Module {
+        module: String,
+        params: Vec<(String, String)>,
+    },
+    Mkfs {
+        fs: String,
+        device: String,
+        options: String,
+    },
+    Mount {
+        device: String,
+        dir: String,
+        fs: Option<String>,
+        options: String,
+    },
+}
+
+/// One fio job: its options in the order written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FioJob {
+    pub name: Option<String>,
+    pub options: Vec<(String, String)>,
+    pub src: Src,
+}
+
+impl FioJob {
+    pub fn get(&self, k: &str) -> Option<&str> {
+        self.options
+            .iter()
+            .find(|(x, _)| x == k)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// Everything the commands of a mail give.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Scan {
+    pub steps: Vec<(Step, Src)>,
+    pub fio: Vec<FioJob>,
+    pub perf_events: Vec<String>,
+    pub perf_system_wide: bool,
+    /// Axes from loops: name, values, where.
+    pub axes: Vec<(String, Vec<String>, Src)>,
+    /// Commands read but not mapped, and why.
+    pub unmapped: Vec<(Src, String)>,
+}
+
+/// Programs whose lines are commands even without a prompt.
+const KNOWN: [&str; 16] = [
+    "fio",
+    "dmsetup",
+    "modprobe",
+    "mount",
+    "echo",
+    "sysctl",
+    "perf",
+    "dd",
+    "nvme",
+    "blkdiscard",
+    "xfs_io",
+    "blockdev",
+    "insmod",
+    "umount",
+    "fstrim",
+    "mkfs",
+];
+
+/// A stand-in for a loop variable while a command is read.
+const MARK: &str = "\u{1}";
+
+pub fn scan(text: &str, into: &mut Scan) {
+    for f in shell::commands(text) {
+        command(&f, into);
+    }
+    for job in ini_jobs(text) {
+        into.fio.push(job);
+    }
+}
+
+fn command(f: &Found, into: &mut Scan) {
+    let src = Src {
+        line: f.line,
+        quote: f.text.clone(),
+    };
+    let first = f.pipeline[0].words[0].as_str();
+    let program = first.rsplit('/').next().unwrap_or(first);
+    let known = KNOWN.contains(&program) || program.starts_with("mkfs.");
+    if !known {
+        if f.prompted {
+            into.unmapped
+                .push((src, format!("lab does not run `{program}`")));
+        }
+        return;
+    }
+    // The loop variable, marked, so whatever reads the command finds
+    // where it went.
+    let marked: Vec<Simple> = match &f.looped {
+        Some(l) => f
+            .pipeline
+            .iter()
+            .map(|s| Simple {
+                words: s
+                    .words
+                    .iter()
+                    .map(|w| unmark_dm(shell::substitute(w, &l.var, MARK)))
+                    .collect(),
+                redirect: s
+                    .redirect
+                    .as_ref()
+                    .map(|r| shell::substitute(r, &l.var, MARK)),
+            })
+            .collect(),
+        None => f.pipeline.clone(),
+    };
+    let before = (into.steps.len(), into.fio.len());
+    let axis = read(&marked, &src, into);
+    let Some(l) = &f.looped else { return };
+    if !marked
+        .iter()
+        .any(|s| s.words.iter().any(|w| w.contains(MARK)))
+    {
+        return;
+    }
+    let name = axis.unwrap_or_else(|| l.var.clone());
+    let with = format!("{{{{ {name} }}}}");
+    for (s, _) in &mut into.steps[before.0..] {
+        fill_step(s, &with);
+    }
+    for j in &mut into.fio[before.1..] {
+        for (_, v) in &mut j.options {
+            *v = v.replace(MARK, &with);
+        }
+    }
+    if !into.axes.iter().any(|(n, ..)| *n == name) {
+        into.axes.push((name, l.values.clone(), src));
+    }
+}
+
+/// A loop variable in a dm device's name only tells the loop's devices
+/// apart; one cell makes one device, so the name drops it.
+fn unmark_dm(w: String) -> String {
+    match w.find("/dev/mapper/") {
+        Some(i) => {
+            let (a, b) = w.split_at(i);
+            let end = b.find(|c: char| c.is_whitespace()).unwrap_or(b.len());
+            format!("{a}{}{}", b[..end].replace(MARK, ""), &b[end..])
+        }
+        None => w,
+    }
+}
+
+fn fill_step(s: &mut Step, with: &str) {
+    // A loop variable in a dm name only tells the loop's devices
+    // apart; one cell makes one device.
+    let name = |n: &mut String| *n = n.replace(MARK, "");
+    let f = |v: &mut String| {
+        *v = v
+            .replace(&format!("/dev/mapper/{MARK}"), "")
+            .replace(MARK, with)
+    };
+    match s {
+        Step::Dm { name: n, table } => {
+            name(n);
+            match table {
+                DmTable::Delay { device, ms } => {
+                    f(device);
+                    f(ms)
+                }
+                DmTable::Linear { device } => f(device),
+                DmTable::Flakey { device, up, down } => {
+                    f(device);
+                    f(up);
+                    f(down)
+                }
+                DmTable::Raw(t) => f(t),
+                DmTable::Zero | DmTable::Error => {}
+            }
+        }
+        Step::Knob { path, value } => {
+            f(path);
+            f(value)
+        }
+        Step::Module { params, .. } => params.iter_mut().for_each(|(_, v)| f(v)),
+        Step::Mkfs {
+            device, options, ..
+        } => {
+            f(device);
+            f(options)
+        }
+        Step::Mount {
+            device,
+            dir,
+            options,
+            ..
+        } => {
+            f(device);
+            f(dir);
+            f(options)
+        }
+    }
+}
+
+/// Read one pipeline; the axis name a marked word lands in, if any.
+fn read(p: &[Simple], src: &Src, into: &mut Scan) -> Option<String> {
+    let last = p.last()?;
+    let w: Vec<&str> = last.words.iter().map(String::as_str).collect();
+    let prog = w[0].rsplit('/').next().unwrap_or(w[0]);
+    let marked = |s: &str| s.contains(MARK);
+    let push = |into: &mut Scan, s: Step| into.steps.push((s, src.clone()));
+    match prog {
+        "dmsetup" if w.get(1) == Some(&"create") => {
+            let name = w.get(2).map(|n| n.to_string()).unwrap_or_default();
+            let table = match w.iter().position(|x| *x == "--table") {
+                Some(i) => w.get(i + 1).map(|t| t.to_string()),
+                None if p.len() > 1 && p[0].words[0] == "echo" => Some(p[0].words[1..].join(" ")),
+                None => None,
+            };
+            let Some(table) = table else {
+                into.unmapped.push((
+                    src.clone(),
+                    "a dm table lab cannot see (heredoc or file)".into(),
+                ));
+                return None;
+            };
+            let (t, axis) = dm_table(&table);
+            push(
+                into,
+                Step::Dm {
+                    name: name.trim_start_matches("/dev/mapper/").into(),
+                    table: t,
+                },
+            );
+            axis
+        }
+        "dmsetup" => None,
+        "echo" | "printf" => {
+            let value = w[1..].join(" ");
+            let path = last.redirect.clone().or_else(|| {
+                (p.len() == 2 && p[1].words.first().map(String::as_str) == Some("tee"))
+                    .then(|| p[1].words.last().cloned())
+                    .flatten()
+            });
+            match path {
+                Some(path) if path.starts_with("/sys/") || path.starts_with("/proc/") => {
+                    let axis = marked(&value)
+                        .then(|| path.rsplit('/').next().unwrap_or("knob").to_string());
+                    push(into, Step::Knob { path, value });
+                    axis
+                }
+                _ => None,
+            }
+        }
+        "tee" if p.len() == 2 => {
+            let value = p[0].words[1..].join(" ");
+            let path = w.last()?.to_string();
+            let axis =
+                marked(&value).then(|| path.rsplit('/').next().unwrap_or("knob").to_string());
+            push(into, Step::Knob { path, value });
+            axis
+        }
+        "sysctl" => {
+            let kv = w.iter().skip(1).find(|x| x.contains('='))?;
+            let (k, v) = kv.split_once('=')?;
+            let path = format!("/proc/sys/{}", k.trim().replace('.', "/"));
+            let axis = marked(v).then(|| k.rsplit('.').next().unwrap_or(k).to_string());
+            push(
+                into,
+                Step::Knob {
+                    path,
+                    value: v.trim().into(),
+                },
+            );
+            axis
+        }
+        "modprobe" | "insmod" => {
+            let args: Vec<&str> = w[1..]
+                .iter()
+                .copied()
+                .filter(|x| !x.starts_with('-'))
+                .collect();
+            let module = args.first()?.trim_end_matches(".ko").replace('-', "_");
+            let params: Vec<(String, String)> = args[1..]
+                .iter()
+                .filter_map(|a| a.split_once('='))
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            let axis = params
+                .iter()
+                .find(|(_, v)| marked(v))
+                .map(|(k, _)| k.clone());
+            push(into, Step::Module { module, params });
+            axis
+        }
+        "mkfs" | "mke2fs" => {
+            let i = w.iter().position(|x| *x == "-t")?;
+            let fs = w.get(i + 1)?.to_string();
+            let rest: Vec<&str> = w[1..]
+                .iter()
+                .enumerate()
+                .filter(|(k, _)| *k + 1 != i && *k != i)
+                .map(|(_, x)| *x)
+                .collect();
+            mkfs(fs, &rest, src, into)
+        }
+        p if p.starts_with("mkfs.") => {
+            let fs = p.trim_start_matches("mkfs.").to_string();
+            mkfs(fs, &w[1..], src, into)
+        }
+        "mount" => {
+            let (mut fs, mut options, mut pos) = (None, String::new(), vec![]);
+            let mut it = w[1..].iter();
+            while let Some(a) = it.next() {
+                match *a {
+                    "-t" => fs = it.next().map(|x| x.to_string()),
+                    "-o" => options = it.next().map(|x| x.to_string()).unwrap_or_default(),
+                    x if x.starts_with('-') => {}
+                    x => pos.push(x.to_string()),
+                }
+            }
+            let [device, dir] = <[String; 2]>::try_from(pos).ok()?;
+            push(
+                into,
+                Step::Mount {
+                    device,
+                    dir,
+                    fs,
+                    options,
+                },
+            );
+            None
+        }
+        "fio" => {
+            let (job, axis) = fio_args(&w[1..], src);
+            match job {
+                Some(j) => into.fio.push(j),
+                None => into
+                    .unmapped
+                    .push((src.clone(), "a fio job file lab cannot see".into())),
+            }
+            axis
+        }
+        "perf" if w.get(1) == Some(&"stat") => {
+            let mut i = 2;
+            while i < w.len() {
+                match w[i] {
+                    "-e" | "--event" => {
+                        if let Some(e) = w.get(i + 1) {
+                            for ev in e.split(',') {
+                                if !into.perf_events.iter().any(|x| x == ev) {
+                                    into.perf_events.push(ev.to_string());
+                                }
+                            }
+                        }
+                        i += 2;
+                    }
+                    "-a" | "--all-cpus" => {
+                        into.perf_system_wide = true;
+                        i += 1;
+                    }
+                    "--" => {
+                        i += 1;
+                        break;
+                    }
+                    x if x.starts_with('-') => i += 1,
+                    _ => break,
+                }
+            }
+            let inner = Simple {
+                words: last.words[i..].to_vec(),
+                redirect: None,
+            };
+            if inner.words.is_empty() {
+                return None;
+            }
+            read(&[inner], src, into)
+        }
+        _ => {
+            into.unmapped
+                .push((src.clone(), format!("lab does not run `{prog}`")));
+            None
+        }
+    }
+}
+
+fn mkfs(fs: String, args: &[&str], src: &Src, into: &mut Scan) -> Option<String> {
+    let device = args
+        .iter()
+        .rev()
+        .find(|a| a.starts_with("/dev/"))?
+        .to_string();
+    let options: Vec<&str> = args.iter().copied().filter(|a| *a != device).collect();
+    into.steps.push((
+        Step::Mkfs {
+            fs,
+            device,
+            options: options.join(" "),
+        },
+        src.clone(),
+    ));
+    None
+}
+
+/// `0 $(blockdev --getsz DEV) delay DEV 0 5`: the structured targets lab
+/// knows, else the raw table; and the axis a marked delay stands for.
+fn dm_table(t: &str) -> (DmTable, Option<String>) {
+    let w = shell::words(t);
+    let args: Vec<&str> = w.iter().skip(3).map(String::as_str).collect();
+    let target = w.get(2).map(String::as_str).unwrap_or("");
+    let dev = |i: usize| args.get(i).map(|s| s.to_string()).unwrap_or_default();
+    match (target, args.len()) {
+        ("delay", 3 | 6) => {
+            let ms = dev(2);
+            let axis = ms.contains(MARK).then(|| "delay".to_string());
+            (DmTable::Delay { device: dev(0), ms }, axis)
+        }
+        ("linear", 2) => (DmTable::Linear { device: dev(0) }, None),
+        ("flakey", 4) => {
+            let axis = dev(2).contains(MARK).then(|| "up_s".to_string());
+            (
+                DmTable::Flakey {
+                    device: dev(0),
+                    up: dev(2),
+                    down: dev(3),
+                },
+                axis,
+            )
+        }
+        ("zero", _) => (DmTable::Zero, None),
+        ("error", _) => (DmTable::Error, None),
+        _ => (DmTable::Raw(t.trim().to_string()), None),
+    }
+}
+
+/// A fio command line's options; None for a job file argument.
+fn fio_args(w: &[&str], src: &Src) -> (Option<FioJob>, Option<String>) {
+    let mut opts: Vec<(String, String)> = Vec::new();
+    let mut name = None;
+    let mut file = false;
+    let mut i = 0;
+    while i < w.len() {
+        let a = w[i];
+        i += 1;
+        let Some(o) = a.strip_prefix("--") else {
+            file |= !a.starts_with('-');
+            continue;
+        };
+        let (k, v) = match o.split_once('=') {
+            Some((k, v)) => (k.to_string(), v.to_string()),
+            // `--rw randread`: fio reads the next word as the value.
+            None if w.get(i).is_some_and(|n| !n.starts_with('-')) && !FLAGS.contains(&o) => {
+                i += 1;
+                (o.to_string(), w[i - 1].to_string())
+            }
+            None => (o.to_string(), String::new()),
+        };
+        if k == "name" {
+            name = Some(v.clone());
+        }
+        opts.push((k, v));
+    }
+    if opts.is_empty() && file {
+        return (None, None);
+    }
+    let axis = opts
+        .iter()
+        .find(|(_, v)| v.contains(MARK))
+        .map(|(k, _)| k.clone());
+    let job = FioJob {
+        name,
+        options: opts,
+        src: src.clone(),
+    };
+    (Some(job), axis)
+}
+
+/// fio options that take no value.
+const FLAGS: [&str; 8] = [
+    "time_based",
+    "group_reporting",
+    "direct",
+    "randrepeat",
+    "norandommap",
+    "thread",
+    "minimal",
+    "hipri",
+];
+
+/// fio job files pasted in the text: `[global]` and `[job]` sections of
+/// `key=value` lines. Each job section is one job, with the globals.
+pub fn ini_jobs(text: &str) -> Vec<FioJob> {
+    let mut out = Vec::new();
+    let mut global: Vec<(String, String)> = Vec::new();
+    let mut cur: Option<FioJob> = None;
+    let mut in_file = false;
+    for (i, raw) in text.lines().enumerate() {
+        let t = raw.trim();
+        if let Some(s) = t.strip_prefix('[').and_then(|s| s.strip_suffix(']')) {
+            let plain = !s.is_empty()
+                && s.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c));
+            if !plain {
+                continue;
+            }
+            out.extend(cur.take().filter(|j| j.options.len() > global.len()));
+            in_file = true;
+            if s == "global" {
+                global.clear();
+            } else {
+                cur = Some(FioJob {
+                    name: Some(s.to_string()),
+                    options: global.clone(),
+                    src: Src {
+                        line: i + 1,
+                        quote: t.to_string(),
+                    },
+                });
+            }
+            continue;
+        }
+        if !in_file {
+            continue;
+        }
+        let kv = t.split_once('=').map(|(k, v)| (k.trim(), v.trim()));
+        let is_key =
+            |k: &str| !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        match (kv, &mut cur) {
+            (Some((k, v)), Some(j)) if is_key(k) => set(&mut j.options, k, v),
+            (Some((k, v)), None) if is_key(k) => set(&mut global, k, v),
+            (None, Some(j)) if is_key(t) => set(&mut j.options, t, ""),
+            (None, None) if is_key(t) => set(&mut global, t, ""),
+            _ if t.is_empty() || t.starts_with(';') || t.starts_with('#') => {}
+            _ => {
+                in_file = false;
+                out.extend(cur.take().filter(|j| j.options.len() > global.len()));
+                global.clear();
+            }
+        }
+    }
+    out.extend(cur.filter(|j| !j.options.is_empty()));
+    out
+}
+
+fn set(opts: &mut Vec<(String, String)>, k: &str, v: &str) {
+    match opts.iter_mut().find(|(x, _)| x == k) {
+        Some(o) => o.1 = v.to_string(),
+        None => opts.push((k.to_string(), v.to_string())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scanned(t: &str) -> Scan {
+        let mut s = Scan::default();
+        scan(t, &mut s);
+        s
+    }
+
+    #[test]
+    fn a_delay_loop_is_an_axis_and_one_dm_step() {
+        let s = scanned(
+            "for d in 1 5 10; do\n  dmsetup create delay$d --table \"0 $(blockdev --getsz /dev/nullb0) delay /dev/nullb0 0 $d\"\n  fio --name=w --filename=/dev/mapper/delay$d --rw=write --bs=4k\ndone\n",
+        );
+        assert_eq!(s.axes.len(), 1, "{s:#?}");
+        assert_eq!(s.axes[0].0, "delay");
+        assert_eq!(s.axes[0].1, vec!["1", "5", "10"]);
+        assert_eq!(
+            s.steps[0].0,
+            Step::Dm {
+                name: "delay".into(),
+                table: DmTable::Delay {
+                    device: "/dev/nullb0".into(),
+                    ms: "{{ delay }}".into()
+                }
+            }
+        );
+        assert_eq!(s.fio[0].get("filename"), Some("/dev/mapper/delay"));
+    }
+
+    #[test]
+    fn knobs_modules_mkfs_mount_perf() {
+        let s = scanned(
+            "# echo 0 > /sys/block/nullb0/queue/nomerges\necho mq-deadline | sudo tee /sys/block/nvme0n1/queue/scheduler\nsysctl -w vm.dirty_ratio=5\nmodprobe null_blk queue_mode=2 irqmode=0 gb=4\nmkfs.xfs -f /dev/nvme0n1\nmkfs -t ext4 -q /dev/nullb0\nmount -o noatime /dev/nvme0n1 /mnt\nperf stat -a -e cycles,context-switches -- fio --name=x --rw=read\n$ git am x.mbox\n",
+        );
+        let steps: Vec<&Step> = s.steps.iter().map(|(s, _)| s).collect();
+        assert_eq!(
+            steps[0],
+            &Step::Knob {
+                path: "/sys/block/nullb0/queue/nomerges".into(),
+                value: "0".into()
+            }
+        );
+        assert_eq!(
+            steps[1],
+            &Step::Knob {
+                path: "/sys/block/nvme0n1/queue/scheduler".into(),
+                value: "mq-deadline".into()
+            }
+        );
+        assert_eq!(
+            steps[2],
+            &Step::Knob {
+                path: "/proc/sys/vm/dirty_ratio".into(),
+                value: "5".into()
+            }
+        );
+        assert!(
+            matches!(steps[3], Step::Module { module, params } if module == "null_blk" && params.len() == 3)
+        );
+        assert_eq!(
+            steps[4],
+            &Step::Mkfs {
+                fs: "xfs".into(),
+                device: "/dev/nvme0n1".into(),
+                options: "-f".into()
+            }
+        );
+        assert_eq!(
+            steps[5],
+            &Step::Mkfs {
+                fs: "ext4".into(),
+                device: "/dev/nullb0".into(),
+                options: "-q".into()
+            }
+        );
+        assert_eq!(
+            steps[6],
+            &Step::Mount {
+                device: "/dev/nvme0n1".into(),
+                dir: "/mnt".into(),
+                fs: None,
+                options: "noatime".into()
+            }
+        );
+        assert_eq!(s.perf_events, vec!["cycles", "context-switches"]);
+        assert!(s.perf_system_wide);
+        assert_eq!(s.fio[0].get("rw"), Some("read"));
+        assert_eq!(s.unmapped.len(), 1);
+        assert!(s.unmapped[0].1.contains("git"));
+    }
+
+    #[test]
+    fn fio_job_files_and_space_separated_values() {
+        let s = scanned(
+            "Job file:\n\n[global]\nioengine=io_uring\ndirect=1\nbs=4k\n\n[randread]\nrw=randread\niodepth=32\n\n[randwrite]\nrw=randwrite\n\nThanks\n\nfio --rw randread --bs 4k --time_based\n",
+        );
+        assert_eq!(s.fio.len(), 3, "{s:#?}");
+        // The command line first, then the job file's two jobs.
+        assert_eq!(s.fio[0].get("rw"), Some("randread"));
+        assert_eq!(s.fio[0].get("bs"), Some("4k"));
+        assert_eq!(s.fio[0].get("time_based"), Some(""));
+        assert_eq!(s.fio[1].get("ioengine"), Some("io_uring"));
+        assert_eq!(s.fio[1].get("iodepth"), Some("32"));
+        assert_eq!(s.fio[2].get("rw"), Some("randwrite"));
+        assert_eq!(s.fio[2].get("iodepth"), None);
+    }
+}

@@ -1,0 +1,491 @@
+//! fio jobs as workloads: options lab sets itself dropped, runtimes cut
+//! for TCG, and what varies between the mail's jobs made an axis.
+//! Without any fio line, a workload is proposed from the caption's
+//! words ("single 4 KiB direct writes, 300 each"), and says so.
+
+use super::steps::FioJob;
+#[cfg(test)]
+use super::steps::Src;
+use regex::Regex;
+use std::sync::LazyLock;
+
+/// One fio workload as the draft writes it: option, value, and a
+/// comment for a value lab changed.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Job {
+    pub options: Vec<(String, String, Option<String>)>,
+    /// Options of the mail left out, and why.
+    pub dropped: Vec<String>,
+}
+
+impl Job {
+    pub fn get(&self, k: &str) -> Option<&str> {
+        self.options
+            .iter()
+            .find(|(x, ..)| x == k)
+            .map(|(_, v, _)| v.as_str())
+    }
+    pub fn set(&mut self, k: &str, v: &str, note: Option<String>) {
+        match self.options.iter_mut().find(|(x, ..)| x == k) {
+            Some(o) => {
+                o.1 = v.to_string();
+                o.2 = note;
+            }
+            None => self.options.push((k.to_string(), v.to_string(), note)),
+        }
+    }
+}
+
+/// `read`, `write`, `both` for a mixed job, or `trim`; from `rw`.
+pub fn direction(rw: &str) -> &'static str {
+    match rw {
+        "write" | "randwrite" | "trimwrite" => "write",
+        "rw" | "readwrite" | "randrw" => "both",
+        "trim" | "randtrim" => "trim",
+        _ => "read",
+    }
+}
+
+/// The workloads of a draft.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Workloads {
+    One(Job),
+    /// Named, picked per cell by an axis.
+    Named(Vec<(String, Job)>),
+}
+
+/// Options lab sets or that change only fio's output.
+const DROPPED: [&str; 18] = [
+    "name",
+    "output",
+    "output-format",
+    "minimal",
+    "group_reporting",
+    "time_based",
+    "eta",
+    "eta-newline",
+    "clat_percentiles",
+    "lat_percentiles",
+    "status-interval",
+    "write_bw_log",
+    "write_lat_log",
+    "write_iops_log",
+    "log_avg_msec",
+    "per_job_logs",
+    "new_group",
+    "percentile_list",
+];
+
+/// The longest runtime a draft keeps, in seconds: TCG is slow.
+pub const MAX_RUNTIME: u64 = 5;
+/// The largest `size` kept, in MiB: lab's devices are 1 GiB.
+const MAX_SIZE_MIB: u64 = 512;
+
+/// A mail's job as lab runs it, `device` mapping its file names.
+pub fn clean(j: &FioJob, device: &dyn Fn(&str) -> String) -> Job {
+    let mut out = Job::default();
+    for (k, v) in &j.options {
+        if DROPPED.contains(&k.as_str()) {
+            continue;
+        }
+        match k.as_str() {
+            "filename" => out.set(k, &device(&unvar_mapper(v)), None),
+            "cpus_allowed"
+            | "cpus_allowed_policy"
+            | "cpumask"
+            | "numa_cpu_nodes"
+            | "numa_mem_policy" => {
+                out.dropped
+                    .push(format!("--{k}={v}: it pins to CPUs the guest may not have"));
+            }
+            "runtime" => match seconds(v) {
+                Some(s) if s > MAX_RUNTIME => out.set(
+                    k,
+                    &MAX_RUNTIME.to_string(),
+                    Some(format!(
+                        "the mail ran {v}{}; cut for TCG",
+                        if v.parse::<u64>().is_ok() { " s" } else { "" }
+                    )),
+                ),
+                Some(s) => out.set(k, &s.to_string(), None),
+                None => out.set(k, v, None),
+            },
+            "ramp_time" => out.set(k, "1", Some(format!("the mail ramped {v}; cut for TCG"))),
+            "size" => match mib(v) {
+                Some(m) if m > MAX_SIZE_MIB => out.set(
+                    k,
+                    &format!("{MAX_SIZE_MIB}M"),
+                    Some(format!("the mail used {v}; lab's devices are 1 GiB")),
+                ),
+                _ => out.set(k, v, None),
+            },
+            _ => out.set(k, v, None),
+        }
+    }
+    out
+}
+
+/// `/dev/mapper/delay$d` → `/dev/mapper/delay`: a shell variable in a
+/// dm name only tells a loop's devices apart, and a cell makes one.
+fn unvar_mapper(v: &str) -> String {
+    let Some(name) = v.strip_prefix("/dev/mapper/") else {
+        return v.to_string();
+    };
+    let mut out = String::new();
+    let mut it = name.chars().peekable();
+    while let Some(c) = it.next() {
+        if c != '$' {
+            out.push(c);
+            continue;
+        }
+        let braced = it.peek() == Some(&'{');
+        while let Some(&n) = it.peek() {
+            it.next();
+            if braced && n == '}' {
+                break;
+            }
+            if !(braced || n.is_ascii_alphanumeric() || n == '_') {
+                out.push(n);
+                break;
+            }
+        }
+    }
+    format!("/dev/mapper/{out}")
+}
+
+/// `60`, `60s`, `2m` → seconds.
+fn seconds(v: &str) -> Option<u64> {
+    let v = v.trim();
+    let (n, mul) = match v.strip_suffix('m') {
+        Some(n) => (n, 60),
+        None => (v.trim_end_matches('s'), 1),
+    };
+    n.parse::<u64>().ok().map(|n| n * mul)
+}
+
+/// `10G`, `512m`, `4GiB` → MiB (fio's sizes are powers of 2).
+fn mib(v: &str) -> Option<u64> {
+    let v = v.trim().to_ascii_lowercase();
+    let v = v.trim_end_matches("ib").trim_end_matches('b');
+    let (n, scale) = match v.chars().last()? {
+        'k' => (&v[..v.len() - 1], 1.0 / 1024.0),
+        'm' => (&v[..v.len() - 1], 1.0),
+        'g' => (&v[..v.len() - 1], 1024.0),
+        't' => (&v[..v.len() - 1], 1024.0 * 1024.0),
+        _ => (v, 1.0 / 1048576.0),
+    };
+    n.trim().parse::<f64>().ok().map(|n| (n * scale) as u64)
+}
+
+/// Jobs that differ in one option are one workload and an axis over
+/// that option; jobs that differ in more are named workloads, named by
+/// the option in `prefer` (the tables' row keys) when each job has its
+/// own value of it.
+pub fn combine(jobs: Vec<Job>, prefer: &[String]) -> (Workloads, Option<(String, Vec<String>)>) {
+    let mut unique: Vec<Job> = Vec::new();
+    for j in jobs {
+        if !unique.contains(&j) {
+            unique.push(j);
+        }
+    }
+    if unique.len() <= 1 {
+        return (Workloads::One(unique.pop().unwrap_or_default()), None);
+    }
+    let mut keys: Vec<String> = Vec::new();
+    for j in &unique {
+        for (k, ..) in &j.options {
+            if !keys.contains(k) {
+                keys.push(k.clone());
+            }
+        }
+    }
+    let varying: Vec<&String> = keys
+        .iter()
+        .filter(|k| unique.iter().any(|j| j.get(k) != unique[0].get(k)))
+        .collect();
+    if let [k] = varying[..]
+        && unique.iter().all(|j| j.get(k).is_some())
+    {
+        let values: Vec<String> = unique
+            .iter()
+            .filter_map(|j| j.get(k))
+            .map(String::from)
+            .collect();
+        let mut one = unique[0].clone();
+        one.set(k, &format!("{{{{ {k} }}}}"), None);
+        for j in &unique[1..] {
+            for d in &j.dropped {
+                if !one.dropped.contains(d) {
+                    one.dropped.push(d.clone());
+                }
+            }
+        }
+        return (Workloads::One(one), Some((k.clone(), values)));
+    }
+    let distinct = |k: &str| {
+        let vs: Vec<Option<&str>> = unique.iter().map(|j| j.get(k)).collect();
+        vs.iter().all(|v| v.is_some_and(|v| !v.is_empty()))
+            && (1..vs.len()).all(|i| !vs[..i].contains(&vs[i]))
+    };
+    if let Some(k) = prefer.iter().find(|k| varying.contains(k) && distinct(k)) {
+        let named: Vec<(String, Job)> = unique
+            .into_iter()
+            .map(|j| (j.get(k).unwrap_or_default().to_string(), j))
+            .collect();
+        let names = named.iter().map(|(n, _)| n.clone()).collect();
+        return (Workloads::Named(named), Some((k.clone(), names)));
+    }
+    let mut named: Vec<(String, Job)> = Vec::new();
+    for j in unique {
+        let parts: Vec<&str> = varying
+            .iter()
+            .filter_map(|k| j.get(k))
+            .filter(|v| !v.is_empty())
+            .collect();
+        let mut name = slug(&parts.join("-"));
+        if name.is_empty() || named.iter().any(|(n, _)| *n == name) {
+            name = format!("job{}", named.len() + 1);
+        }
+        named.push((name, j));
+    }
+    let names = named.iter().map(|(n, _)| n.clone()).collect();
+    (Workloads::Named(named), Some(("wl".into(), names)))
+}
+
+fn slug(s: &str) -> String {
+    let s: String = s
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    s.split('-')
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join("-")
+}
+
+fn re(s: &str) -> Regex {
+    Regex::new(s).expect("valid regex")
+}
+
+static COUNT: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?i)\b(\d+)\s+(?:writes|reads|i/?os|requests)\b"));
+static BS: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)(?:^|[^\d.,])(\d+)\s?(?:k|kb|kib)\b"));
+static QD: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?i)\b(?:iodepth|qd|queue depth)\s*[=:]?\s*(\d+)\b"));
+static JOBS: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"(?i)\b(\d+|two|four|eight|sixteen|thirty-two)\s+(?:jobs|threads|processes|tasks)\b")
+});
+
+/// `eight` → `8`: prose spells small counts out.
+fn number(w: &str) -> String {
+    match w.to_ascii_lowercase().as_str() {
+        "two" => "2".into(),
+        "four" => "4".into(),
+        "eight" => "8".into(),
+        "sixteen" => "16".into(),
+        "thirty-two" => "32".into(),
+        _ => w.to_string(),
+    }
+}
+
+/// A workload from words: `primary` (the tables' captions) says what
+/// the I/O is; `secondary` (the rest of the mail) may fill in block
+/// size, depth, engine and jobs the captions leave out. Each value
+/// comes with the words it was read from. None when no words name I/O.
+pub fn inferred(primary: &str, secondary: &str, file: &str) -> Option<(Job, Vec<String>)> {
+    let p = primary.to_ascii_lowercase();
+    let s = secondary.to_ascii_lowercase();
+    let has_in = |w: &str, x: &str| {
+        w.split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+            .any(|t| t == x)
+    };
+    let rw = |w: &str| -> Option<(&'static str, &'static str)> {
+        let has = |x: &str| has_in(w, x);
+        let random = has("random") || has("randread") || has("randwrite") || has_in(&s, "random");
+        if has("randrw") || (has("mixed") && (has("read") || has("write"))) {
+            Some(("randrw", "mixed"))
+        } else if has("write") || has("writes") || has("randwrite") {
+            Some((if random { "randwrite" } else { "write" }, "writes"))
+        } else if has("read") || has("reads") || has("randread") {
+            Some((if random { "randread" } else { "read" }, "reads"))
+        } else {
+            None
+        }
+    };
+    let (rw, said) = rw(&p)?;
+    let mut job = Job::default();
+    let mut read = vec![format!("rw={rw} (\"{said}\")")];
+    job.set("filename", file, None);
+    job.set("rw", rw, None);
+    // The caption's words first, then the mail's.
+    let find = |r: &Regex| -> Option<(String, String)> {
+        r.captures(&p)
+            .or_else(|| r.captures(&s))
+            .map(|c| (c[1].to_string(), c[0].trim().to_string()))
+    };
+    if let Some((n, w)) = find(&BS) {
+        read.push(format!("bs={n}k (\"{w}\")"));
+        job.set("bs", &format!("{n}k"), None);
+    }
+    let either = |x: &str| has_in(&p, x) || has_in(&s, x);
+    if either("direct") || either("o_direct") {
+        job.set("direct", "1", None);
+        read.push("direct=1 (\"direct\")".into());
+    }
+    let single = has_in(&p, "single") || has_in(&p, "synchronous") || p.contains("one at a time");
+    let engine = ["io_uring", "libaio", "psync", "pvsync2"]
+        .into_iter()
+        .find(|e| either(e));
+    match engine {
+        Some(e) => {
+            job.set("ioengine", e, None);
+            read.push(format!("ioengine={e}"));
+        }
+        None if single => {
+            job.set("ioengine", "psync", None);
+            read.push("ioengine=psync (one I/O at a time)".into());
+        }
+        None => {}
+    }
+    if let Some((n, w)) = find(&QD) {
+        job.set("iodepth", &n, None);
+        read.push(format!("iodepth={n} (\"{w}\")"));
+    } else if single {
+        job.set("iodepth", "1", None);
+        read.push("iodepth=1 (\"single\")".into());
+    }
+    if let Some((n, w)) = find(&JOBS) {
+        let n = number(&n);
+        job.set("numjobs", &n, None);
+        read.push(format!("numjobs={n} (\"{w}\")"));
+    }
+    match COUNT.captures(&p) {
+        Some(c) => {
+            job.set("number_ios", &c[1], None);
+            read.push(format!("number_ios={} (\"{}\")", &c[1], &c[0]));
+        }
+        None => {
+            job.set(
+                "runtime",
+                &MAX_RUNTIME.to_string(),
+                Some("the mail gives no run length".into()),
+            );
+            job.set("size", "256M", None);
+        }
+    }
+    Some((job, read))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(opts: &[(&str, &str)]) -> Job {
+        let mut j = Job::default();
+        for (k, v) in opts {
+            j.set(k, v, None);
+        }
+        j
+    }
+
+    #[test]
+    fn one_varying_option_is_an_axis_more_are_named_workloads() {
+        let (w, axis) = combine(
+            vec![
+                job(&[("rw", "randread"), ("iodepth", "1")]),
+                job(&[("rw", "randread"), ("iodepth", "32")]),
+            ],
+            &[],
+        );
+        assert_eq!(
+            axis,
+            Some(("iodepth".into(), vec!["1".into(), "32".into()]))
+        );
+        assert_eq!(
+            w,
+            Workloads::One(job(&[("rw", "randread"), ("iodepth", "{{ iodepth }}")]))
+        );
+        let two = vec![
+            job(&[("rw", "randread"), ("bs", "4k")]),
+            job(&[("rw", "write"), ("bs", "128k")]),
+        ];
+        let (w, axis) = combine(two.clone(), &[]);
+        assert_eq!(axis.unwrap().1, vec!["randread-4k", "write-128k"]);
+        assert!(matches!(w, Workloads::Named(n) if n.len() == 2));
+        // A table keyed by bs names the axis and the workloads.
+        let (_, axis) = combine(two, &["bs".into()]);
+        assert_eq!(axis, Some(("bs".into(), vec!["4k".into(), "128k".into()])));
+    }
+
+    #[test]
+    fn runtimes_sizes_and_pinning_are_cut_with_a_note() {
+        let j = FioJob {
+            name: Some("x".into()),
+            options: vec![
+                ("name".into(), "x".into()),
+                ("runtime".into(), "60".into()),
+                ("size".into(), "10G".into()),
+                ("filename".into(), "/dev/sdb".into()),
+                ("time_based".into(), String::new()),
+                ("cpus_allowed".into(), "4".into()),
+            ],
+            src: Src {
+                line: 1,
+                quote: String::new(),
+            },
+        };
+        let c = clean(&j, &|d| {
+            if d == "/dev/sdb" {
+                "/dev/nvme0n1".into()
+            } else {
+                d.into()
+            }
+        });
+        assert_eq!(c.get("runtime"), Some("5"));
+        assert_eq!(c.get("size"), Some("512M"));
+        assert_eq!(c.get("filename"), Some("/dev/nvme0n1"));
+        assert_eq!(c.get("name"), None);
+        assert_eq!(c.get("cpus_allowed"), None);
+        assert_eq!(c.dropped.len(), 1);
+        assert!(c.options[0].2.as_deref().unwrap().contains("60"));
+        assert_eq!(unvar_mapper("/dev/mapper/delay$d"), "/dev/mapper/delay");
+        assert_eq!(unvar_mapper("/dev/mapper/d${n}x"), "/dev/mapper/dx");
+    }
+
+    #[test]
+    fn a_caption_proposes_a_workload() {
+        let (j, read) = inferred(
+            "Single 4 KiB direct writes through a delay target on a memory-backed null_blk device, arm64, HZ=100, mean latency in ms (300 writes each):",
+            "",
+            "/dev/mapper/delayed",
+        )
+        .unwrap();
+        assert_eq!(j.get("rw"), Some("write"));
+        assert_eq!(j.get("bs"), Some("4k"));
+        assert_eq!(j.get("direct"), Some("1"));
+        assert_eq!(j.get("iodepth"), Some("1"));
+        assert_eq!(j.get("ioengine"), Some("psync"));
+        assert_eq!(j.get("number_ios"), Some("300"));
+        assert!(read.len() >= 5);
+        assert!(inferred("mean latency in ms", "", "/dev/x").is_none());
+        // "1.62M" is a count, not a block size; the rest of the mail
+        // fills in what the sentence leaves out.
+        let (j, _) = inferred(
+            "read IOPS go from 1.62M to 1.89M",
+            "4k random reads with io_uring at iodepth 32, eight jobs, O_DIRECT",
+            "/dev/nvme0n1",
+        )
+        .unwrap();
+        assert_eq!(j.get("bs"), Some("4k"));
+        assert_eq!(j.get("iodepth"), Some("32"));
+        assert_eq!(j.get("numjobs"), Some("8"));
+        assert_eq!(j.get("ioengine"), Some("io_uring"));
+        assert_eq!(j.get("direct"), Some("1"));
+    }
+}

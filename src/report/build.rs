@@ -66,6 +66,16 @@ struct Entry<'a> {
 struct Flags(Vec<Flag>);
 
 impl Flags {
+    fn set_value(&mut self, kind: FlagKind, message: &str, value: f64) {
+        if let Some(f) = self
+            .0
+            .iter_mut()
+            .find(|f| f.kind == kind && f.message == message)
+        {
+            f.value = Some(value);
+        }
+    }
+
     fn add(&mut self, kind: FlagKind, message: String, metric: Option<&str>, rep: Option<u32>) {
         let found = self
             .0
@@ -79,6 +89,7 @@ impl Flags {
                     message,
                     metric: metric.map(String::from),
                     reps: vec![],
+                    value: None,
                 });
                 self.0.last_mut().expect("just pushed")
             }
@@ -216,6 +227,7 @@ pub fn build_compare(
                     message: "the kernel builds differ between the runs".into(),
                     metric: None,
                     reps: vec![],
+                    value: None,
                 });
             }
         }
@@ -772,15 +784,12 @@ fn cell_summary(s: &Side, e: &Entry, names: &[String], settings: &Settings) -> C
             );
         }
         if timing && r.host_cores > 0 && r.host_load[0] > r.host_cores as f64 {
-            flags.add(
-                FlagKind::HostLoad,
-                format!(
-                    "host load {:.1} above its {} cores during a timing cell",
-                    r.host_load[0], r.host_cores
-                ),
-                None,
-                rep,
+            let message = format!(
+                "host load {:.1} above its {} cores during a timing cell",
+                r.host_load[0], r.host_cores
             );
+            flags.add(FlagKind::HostLoad, message.clone(), None, rep);
+            flags.set_value(FlagKind::HostLoad, &message, r.host_load[0]);
         }
         if let Some(c) = r.contention.as_ref().filter(|c| timing && c.contended) {
             flags.add(

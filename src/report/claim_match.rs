@@ -271,6 +271,7 @@ fn check_value(
                     message: msg,
                     metric: Some(b.metric.clone()),
                     reps: vec![],
+                    value: None,
                 });
             }
         }

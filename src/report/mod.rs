@@ -18,6 +18,7 @@ mod build;
 pub mod claim_bind;
 mod claim_match;
 pub mod cmd;
+mod flags;
 mod html;
 mod junit;
 pub mod knobs;
@@ -346,6 +347,9 @@ pub struct Flag {
     pub metric: Option<String>,
     /// The repetitions it was seen in; empty when it is about all.
     pub reps: Vec<u32>,
+    /// The figure behind it (the host's load), for ranges in the legend.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<f64>,
 }
 
 /// What kind of distrust a flag carries.

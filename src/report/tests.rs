@@ -756,3 +756,30 @@ fn regenerate_stored_claim_sources() {
         std::fs::write(&f, serde_json::to_string_pretty(&out).unwrap()).unwrap();
     }
 }
+
+#[test]
+fn a_loaded_host_is_one_legend_line_with_its_range_not_a_footnote_per_cell() {
+    let mut s = testing::before_after(3).unwrap();
+    for c in s.cells.iter_mut() {
+        c.host_load = [2.2 + 0.1 * f64::from(c.rep), 1.0, 1.0];
+        c.host_cores = 2;
+    }
+    cell_mut(&mut s, "before", 2, 3)
+        .flags
+        .push("TSC marked unstable".into());
+    let (_d, _run, r) = build_of(&s);
+    let text = text::render_text(&r).unwrap();
+    let cells: usize = r.groups.iter().map(|g| g.cells.len()).sum();
+    let legend: Vec<&str> = text.lines().filter(|l| l.starts_with("L  ")).collect();
+    assert_eq!(
+        legend,
+        vec![format!("L  host load above its cores in {cells} of {cells} cells (2.3-2.5): timings may be inflated").as_str()],
+        "{text}"
+    );
+    assert!(text.contains("!  flagged by the run in 1 of"), "{text}");
+    assert!(text.contains("   e.g. TSC marked unstable"), "{text}");
+    // The tables carry codes, not footnotes.
+    let tables = text.split("\nFlags\n").next().unwrap();
+    assert!(!tables.contains("[1]"), "{text}");
+    assert!(text.lines().any(|l| l.contains("| L,X,! |")), "{text}");
+}

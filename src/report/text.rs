@@ -358,7 +358,6 @@ fn comparison_tables(r: &Report, max: Option<usize>) -> Vec<TableView> {
         .collect();
     for (config, groups) in by_config(r) {
         for m in &r.metrics {
-            let mut notes = Notes::default();
             let mut rows = Vec::new();
             let key = key_header(&groups);
             let median_of = |g: &Group, v: &str| {
@@ -402,7 +401,7 @@ fn comparison_tables(r: &Report, max: Option<usize>) -> Vec<TableView> {
             let mut starts: Vec<(usize, &Group)> = Vec::new();
             for g in &groups {
                 starts.push((rows.len(), *g));
-                let marks = notes.mark(&group_flags(g, &m.name));
+                let marks = super::flags::codes(g, &m.name);
                 if others.is_empty() {
                     for c in &g.cells {
                         let s = c.metrics.iter().find(|x| x.metric == m.name);
@@ -487,7 +486,7 @@ fn comparison_tables(r: &Report, max: Option<usize>) -> Vec<TableView> {
             out.push(TableView {
                 heading: metric_heading(m, &config),
                 table: fit_table(&cols, &rows, max),
-                notes: notes.lines(),
+                notes: vec![],
             });
         }
     }
@@ -933,6 +932,7 @@ fn context(r: &Report, tables: Vec<TableView>, claims: Vec<ClaimView>) -> miniji
         tables => Serde(tables),
         claims => Serde(claims),
         aa => aa_lines(r),
+        flags => super::flags::legend(r),
         incomplete => incomplete_lines(r),
         complete => r.completeness.complete() && r.problems.is_empty(),
         outcome => outcome_line(r),
@@ -969,6 +969,10 @@ pub fn summary(r: &Report) -> String {
             out.push_str(n);
             out.push('\n');
         }
+        out.push('\n');
+    }
+    for l in super::flags::legend(r) {
+        out.push_str(&l);
         out.push('\n');
     }
     for l in aa_lines(r) {

@@ -184,9 +184,14 @@ fn an_interrupted_run_resumes_without_rerunning_finished_cells() {
     };
     let kernels_before = keys(&run);
     let out = lab(&["run", m.to_str().unwrap(), "--resume", &id], &results);
+    // A loaded host may leave the resumed cells contended: lab then
+    // rightly withholds a clean result (exit 2) and says so.
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let contended = out.status.code() == Some(2) && stdout.contains("contended host");
     assert!(
-        out.status.success(),
-        "resume failed:\n{}",
+        out.status.success() || contended,
+        "resume failed ({}):\n{stdout}\n{}",
+        out.status,
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(

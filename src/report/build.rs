@@ -232,6 +232,24 @@ pub fn build_compare(
             }
         }
     }
+    // So do the machines: a change is the patch's only on the same one.
+    report.context_diffs = super::context::differences((a.0, a.1), (b.0, b.1));
+    if !report.context_diffs.is_empty() {
+        let what: Vec<&str> = report
+            .context_diffs
+            .iter()
+            .map(|d| d.what.as_str())
+            .collect();
+        for g in report.groups.iter_mut().filter(|g| g.cells.len() == 2) {
+            g.flags.push(Flag {
+                kind: FlagKind::HostDiffers,
+                message: format!("the runs differ in {}", what.join(", ")),
+                metric: None,
+                reps: vec![],
+                value: None,
+            });
+        }
+    }
     report.outcome = outcome(&report);
     report
 }
@@ -568,6 +586,7 @@ fn assemble(
             .flat_map(|s| super::knobs::collect(s.cells))
             .collect(),
         excluded: excluded(&main.m.plan, &groups_seen),
+        context_diffs: vec![],
     }
 }
 

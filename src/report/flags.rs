@@ -23,6 +23,7 @@ impl FlagKind {
             FlagKind::Failed => "F",
             FlagKind::Missing => "M",
             FlagKind::KernelDiffers => "D",
+            FlagKind::HostDiffers => "H",
             FlagKind::Run => "!",
         }
     }
@@ -68,6 +69,10 @@ impl FlagKind {
             FlagKind::KernelDiffers => (
                 "the two runs built the kernel differently",
                 "the change may be the build's",
+            ),
+            FlagKind::HostDiffers => (
+                "the two runs' hosts or guests differ",
+                "the change may be the machine's",
             ),
             FlagKind::Run => ("flagged by the run", "see the note"),
         }

@@ -18,6 +18,7 @@ mod build;
 pub mod claim_bind;
 mod claim_match;
 pub mod cmd;
+pub mod context;
 mod flags;
 mod html;
 mod junit;
@@ -161,6 +162,9 @@ pub struct Report {
     /// `n/a`, never as missing.
     #[serde(default)]
     pub excluded: Vec<Excluded>,
+    /// For a comparison: how the two runs' hosts and guests differ.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub context_diffs: Vec<context::ContextDiff>,
 }
 
 impl Group {
@@ -380,6 +384,9 @@ pub enum FlagKind {
     Missing,
     /// Two runs built a kernel differently.
     KernelDiffers,
+    /// The two runs' hosts or guests differ (CPU, QEMU, clocksource,
+    /// config, compiler, fio, load).
+    HostDiffers,
     /// A flag the run recorded in words.
     Run,
 }
@@ -400,6 +407,7 @@ impl FlagKind {
             FlagKind::Failed => "failed",
             FlagKind::Missing => "missing",
             FlagKind::KernelDiffers => "kernel-differs",
+            FlagKind::HostDiffers => "host-differs",
             FlagKind::Run => "run",
         }
     }
@@ -663,6 +671,28 @@ pub fn load_compare(a: &RunDir, b: &RunDir) -> Result<Report> {
     let ((ca, mut pa), (cb, pb)) = (checked_cells(a)?, checked_cells(b)?);
     let (ma, mb) = (a.read_manifest()?, b.read_manifest()?);
     let mut r = build_compare((&ma, &ca, &a.path), (&mb, &cb, &b.path));
+    // Nothing to compare is no "acceptable": it is the wrong two runs.
+    let both = |g: &Group| g.cells.iter().filter(|c| !c.reps_done.is_empty()).count() == 2;
+    if !r.groups.iter().any(both) {
+        let ids = |c: &[CellRecord]| {
+            let mut v: Vec<&str> = c.iter().map(|c| c.cell.as_str()).collect();
+            v.dedup();
+            let more = if v.len() > 3 {
+                format!(" and {} more", v.len() - 3)
+            } else {
+                String::new()
+            };
+            v.truncate(3);
+            format!("{}{more}", v.join(", "))
+        };
+        anyhow::bail!(
+            "runs {} and {} have no cell in common (a: {}; b: {})",
+            ma.run_id,
+            mb.run_id,
+            ids(&ca),
+            ids(&cb)
+        );
+    }
     pa.extend(pb);
     r.problems.extend(pa);
     Ok(r)

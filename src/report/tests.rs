@@ -548,6 +548,54 @@ fn compare_two_runs_by_cell_id() {
 }
 
 #[test]
+fn a_comparison_names_how_the_hosts_differ_and_flags_every_row() {
+    let d = tempfile::tempdir().unwrap();
+    let night1 = testing::write(d.path(), &testing::before_after(3).unwrap()).unwrap();
+    let mut s = testing::before_after(3).unwrap();
+    s.manifest.host.cpu_model = "Another CPU".into();
+    for c in s.cells.iter_mut() {
+        c.host_load = [5.0, 1.0, 1.0];
+    }
+    let night2 = testing::write(d.path(), &s).unwrap();
+    let r = load_compare(&night1, &night2).unwrap();
+    let what: Vec<&str> = r.context_diffs.iter().map(|d| d.what.as_str()).collect();
+    assert_eq!(what, vec!["CPU model", "host load (median)"]);
+    assert!(
+        r.groups
+            .iter()
+            .all(|g| g.flags.iter().any(|f| f.kind == FlagKind::HostDiffers))
+    );
+    let text = render(&r, Format::Text).unwrap();
+    assert!(text.contains("The two runs differ"), "{text}");
+    assert!(text.contains("CPU model: a "), "{text}");
+    assert!(
+        text.contains("H  the two runs' hosts or guests differ in 16 of 16"),
+        "{text}"
+    );
+    let json: serde_json::Value = serde_json::from_str(&render(&r, Format::Json).unwrap()).unwrap();
+    assert_eq!(json["context_diffs"][0]["b"], "Another CPU");
+}
+
+#[test]
+fn two_runs_without_a_common_cell_are_an_error() {
+    let d = tempfile::tempdir().unwrap();
+    let a = testing::write(d.path(), &testing::before_after(3).unwrap()).unwrap();
+    let mut s = testing::before_after(3).unwrap();
+    for c in s.cells.iter_mut() {
+        c.cell = format!("other-{}", c.cell);
+    }
+    let b = testing::write(d.path(), &s).unwrap();
+    let e = format!("{:#}", load_compare(&a, &b).unwrap_err());
+    assert!(
+        e.contains("have no cell in common") && e.contains("other-"),
+        "{e}"
+    );
+    let mut out = Vec::new();
+    let e = cmd::compare(&a.id(), &b.id(), d.path(), "text", None, &mut out).unwrap_err();
+    assert_eq!(crate::error::classify(&e).exit_code(), 3);
+}
+
+#[test]
 fn command_entry_points() {
     let d = tempfile::tempdir().unwrap();
     let run = testing::write(d.path(), &testing::before_after(3).unwrap()).unwrap();

@@ -933,6 +933,7 @@ fn context(r: &Report, tables: Vec<TableView>, claims: Vec<ClaimView>) -> miniji
         claims => Serde(claims),
         aa => aa_lines(r),
         flags => super::flags::legend(r),
+        context => super::context::lines(&r.context_diffs),
         incomplete => incomplete_lines(r),
         complete => r.completeness.complete() && r.problems.is_empty(),
         outcome => outcome_line(r),

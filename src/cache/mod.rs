@@ -91,6 +91,32 @@ pub struct EntryInfo {
     pub label: String,
     #[serde(default)]
     pub bytes: u64,
+    /// blake3 of each artifact (every file but the JSON metadata), taken
+    /// when the entry was made: a truncated bzImage or initrd is found
+    /// before a guest boots it. Entries from an older lab have none.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub files: std::collections::BTreeMap<String, String>,
+}
+
+/// The artifacts at the top of an entry directory (bzImage, vmlinux,
+/// initrd.img, userland.cpio.zst) and their blake3. A source entry's
+/// extracted tree is not hashed: 80,000 files on every lookup would cost
+/// more than the damage it could find.
+fn artifact_hashes(dir: &Path) -> Result<std::collections::BTreeMap<String, String>> {
+    let mut out = std::collections::BTreeMap::new();
+    for e in fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
+        let p = e?.path();
+        let is_file = fs::symlink_metadata(&p)?.is_file();
+        if is_file && p.extension().is_none_or(|x| x != "json") {
+            let name = p
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned();
+            out.insert(name, crate::util::hash_file(&p)?);
+        }
+    }
+    Ok(out)
 }
 
 pub const ENTRY_INFO: &str = "entry.json";
@@ -146,10 +172,26 @@ impl Cache {
         self.root.join(kind).join(&key.0)
     }
 
-    /// A finished entry, if the cache has it.
+    /// A finished entry whose artifacts still match their hashes. A
+    /// damaged one (truncated, changed, missing a file) is named on
+    /// stderr and removed, so the caller makes it again.
     pub fn get(&self, kind: &str, key: &Key) -> Option<PathBuf> {
         let p = self.entry_path(kind, key);
-        p.join(ENTRY_INFO).is_file().then_some(p)
+        let info: EntryInfo = crate::util::read_json(&p.join(ENTRY_INFO)).ok()?;
+        match damage(&p, &info) {
+            None => Some(p),
+            Some(why) => {
+                eprintln!(
+                    "warning: cache entry {kind}/{} ({}) is damaged: {why}; removing it, it will be made again",
+                    key.short(),
+                    info.label
+                );
+                if let Err(e) = self.remove(&p) {
+                    eprintln!("warning: removing {}: {e:#}", p.display());
+                }
+                None
+            }
+        }
     }
 
     /// A lock file under `<root>/locks/`, held until the guard drops.
@@ -217,6 +259,7 @@ impl Cache {
             created: crate::util::now_rfc3339(),
             label: label.to_string(),
             bytes: crate::util::dir_size(tmp),
+            files: artifact_hashes(tmp)?,
         };
         crate::util::atomic_write_json(&tmp.join(ENTRY_INFO), &info)?;
         let dest = self.entry_path(kind, key);
@@ -282,6 +325,24 @@ pub struct Lock {
     _flock: nix::fcntl::Flock<File>,
 }
 
+/// What is wrong with an entry's artifacts, if anything.
+fn damage(dir: &Path, info: &EntryInfo) -> Option<String> {
+    for (rel, want) in &info.files {
+        let p = dir.join(rel);
+        match crate::util::hash_file(&p) {
+            Err(_) => return Some(format!("{rel} is missing")),
+            Ok(h) if &h != want => {
+                let size = fs::metadata(&p).map(|m| m.len()).unwrap_or(0);
+                return Some(format!(
+                    "{rel} ({size} bytes) does not match the blake3 it had when made"
+                ));
+            }
+            Ok(_) => {}
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -333,6 +394,39 @@ mod tests {
             .unwrap();
         assert!(hit);
         assert_eq!(cache.list().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn a_truncated_artifact_is_found_by_its_hash_and_the_entry_made_again() {
+        let d = tempfile::tempdir().unwrap();
+        let cache = Cache::at(d.path()).unwrap();
+        let key = KeyBuilder::new("t").field("a", "1").finish();
+        let (p, _) = cache
+            .get_or_make("kernel", &key, "x86_64 hz=100 after", |dir| {
+                fs::write(dir.join("bzImage"), vec![7u8; 4096])?;
+                Ok(fs::write(dir.join("meta.json"), "{}")?)
+            })
+            .unwrap();
+        assert!(cache.get("kernel", &key).is_some());
+        // Metadata may change; an artifact may not.
+        fs::write(p.join("meta.json"), "{\"x\": 1}").unwrap();
+        assert!(cache.get("kernel", &key).is_some());
+        fs::write(p.join("bzImage"), vec![7u8; 100]).unwrap();
+        assert!(cache.get("kernel", &key).is_none());
+        assert!(!p.exists(), "the damaged entry is removed");
+        let (_, hit) = cache
+            .get_or_make("kernel", &key, "x", |dir| {
+                Ok(fs::write(dir.join("bzImage"), "new")?)
+            })
+            .unwrap();
+        assert!(!hit, "made again");
+        // An entry from an older lab, without hashes, is trusted as before.
+        let info = p.join(ENTRY_INFO);
+        let mut v: serde_json::Value = serde_json::from_slice(&fs::read(&info).unwrap()).unwrap();
+        v.as_object_mut().unwrap().remove("files");
+        fs::write(&info, v.to_string()).unwrap();
+        fs::write(p.join("bzImage"), "changed").unwrap();
+        assert!(cache.get("kernel", &key).is_some());
     }
 
     #[test]

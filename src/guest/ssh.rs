@@ -70,6 +70,9 @@ impl client::Handler for Pin {
     }
 }
 
+const KEEPALIVE_SECS: u64 = 5;
+const KEEPALIVE_MAX: usize = 4;
+
 pub struct Session {
     handle: client::Handle<Pin>,
 }
@@ -85,8 +88,11 @@ impl Session {
     pub async fn connect(port: u16, keys: &super::keys::Keys) -> Result<Session, ConnectError> {
         let config = Arc::new(client::Config {
             inactivity_timeout: None,
-            keepalive_interval: Some(Duration::from_secs(15)),
-            keepalive_max: 8,
+            // A guest on this host that misses 4 keepalives 5 s apart
+            // is gone (network down, hung): the cell fails in about 25 s
+            // as a lost connection, not at the cell timeout.
+            keepalive_interval: Some(Duration::from_secs(KEEPALIVE_SECS)),
+            keepalive_max: KEEPALIVE_MAX,
             ..Default::default()
         });
         let seen = Arc::new(Mutex::new(None));
@@ -156,6 +162,13 @@ impl Session {
                 }
                 _ => {}
             }
+        }
+        if status.is_none() && signal.is_none() && self.handle.is_closed() {
+            anyhow::bail!(
+                "lost the connection to the guest: it answered no SSH keepalive for {} s while running `{}`",
+                KEEPALIVE_SECS * (KEEPALIVE_MAX as u64 + 1),
+                crate::util::prefix(command, 80)
+            );
         }
         Ok(Output {
             stdout: String::from_utf8_lossy(&out).into_owned(),

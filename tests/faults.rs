@@ -308,7 +308,8 @@ fn a_full_results_file_system_is_named_and_resume_completes() {
     let _ = std::fs::write(&filler, vec![0u8; 32 << 20]);
     let out = child.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
-    assert_ne!(out.status.code(), Some(0), "{err}");
+    // An environment error (4), not an input one or an incomplete run.
+    assert_eq!(out.status.code(), Some(4), "{err}");
     assert!(
         err.contains("No space left on device") && err.contains(&run.path.display().to_string()),
         "{err}"

@@ -156,3 +156,74 @@ mod tests {
         assert_eq!(a.warnings(), vec!["hunk #1 needed fuzz 3".to_string()]);
     }
 }
+
+/// How long each piece of work took, from its `Finished` events: the
+/// time line `lab run` prints at its end, so a slow first result says
+/// where its minutes went.
+#[derive(Clone, Default)]
+pub struct Timeline(Arc<std::sync::Mutex<Vec<(String, f64, bool)>>>);
+
+impl Timeline {
+    /// `events`, with this time line listening.
+    pub fn attach(&self, events: Events) -> Events {
+        let t = self.clone();
+        events.subscribe(move |e| {
+            if let Event::Finished {
+                id, secs, cached, ..
+            } = e
+                && let Ok(mut v) = t.0.lock()
+            {
+                v.push((id.clone(), *secs, *cached));
+            }
+        })
+    }
+
+    /// `kernels 412.0 s (1 built, 1 cached), images 0.0 s (cached),
+    /// boots and cells 118.3 s; total 530.3 s` for a run of `total`
+    /// seconds whose kernels have the ids `kernels`.
+    pub fn line(&self, kernels: &[String], total: f64) -> String {
+        let v = self.0.lock().map(|v| v.clone()).unwrap_or_default();
+        let part = |pick: &dyn Fn(&str) -> bool| {
+            let xs: Vec<&(String, f64, bool)> = v.iter().filter(|(id, ..)| pick(id)).collect();
+            let secs: f64 = xs.iter().map(|x| x.1).sum();
+            let cached = xs.iter().filter(|x| x.2).count();
+            (secs, xs.len() - cached, cached)
+        };
+        let (ks, kb, kc) = part(&|id| kernels.iter().any(|k| k == id));
+        let (is, ib, ic) = part(&|id| id.starts_with("image"));
+        let rest = (total - ks - is).max(0.0);
+        let how = |b: usize, c: usize| match (b, c) {
+            (0, 0) => String::new(),
+            (0, _) => " (cached)".into(),
+            (_, 0) => format!(" ({b} built)"),
+            _ => format!(" ({b} built, {c} cached)"),
+        };
+        format!(
+            "time line: kernels {ks:.1} s{}, images {is:.1} s{}, boots and cells {rest:.1} s; total {total:.1} s",
+            how(kb, kc),
+            how(ib, ic)
+        )
+    }
+}
+
+#[cfg(test)]
+mod timeline_tests {
+    use super::*;
+
+    #[test]
+    fn the_time_line_sums_kernels_and_images_and_leaves_the_rest_to_cells() {
+        let t = Timeline::default();
+        let e = t.attach(Events::silent());
+        e.finished("x86_64-hz100-before", true, false, 400.0, "built");
+        e.finished("x86_64-hz100-after", true, true, 0.0, "cache hit");
+        e.finished("image-x86_64", true, true, 0.0, "cached");
+        let kernels = vec![
+            "x86_64-hz100-before".to_string(),
+            "x86_64-hz100-after".to_string(),
+        ];
+        assert_eq!(
+            t.line(&kernels, 520.0),
+            "time line: kernels 400.0 s (1 built, 1 cached), images 0.0 s (cached), boots and cells 120.0 s; total 520.0 s"
+        );
+    }
+}

@@ -56,7 +56,9 @@ pub fn run_cmd(a: &RunArgs) -> Result<i32> {
         None => plan,
     };
     let cache = crate::cache::Cache::open_default()?;
-    let events = super::ui::attach(crate::events::Events::silent());
+    let timeline = crate::events::Timeline::default();
+    let events = timeline.attach(super::ui::attach(crate::events::Events::silent()));
+    let start = std::time::Instant::now();
     let opts = RunOptions {
         results_root: a.results.clone(),
         resume: a.resume.clone(),
@@ -72,5 +74,7 @@ pub fn run_cmd(a: &RunArgs) -> Result<i32> {
     };
     let rt = tokio::runtime::Runtime::new()?;
     let dir = rt.block_on(run(&cache, &matrix, &plan, &opts, &events))?;
+    let kernels: Vec<String> = plan.kernels.iter().map(|k| k.id.clone()).collect();
+    eprintln!("{}", timeline.line(&kernels, start.elapsed().as_secs_f64()));
     super::finish_run(&dir)
 }

@@ -15,7 +15,7 @@ pub struct Probes {
     pub build_id: Option<String>,
     /// CONFIG_HZ from /proc/config.gz.
     pub hz_config: Option<u32>,
-    /// HZ measured from the jiffies count over a second of guest time.
+    /// HZ measured from the jiffies count over the probe's own run.
     pub hz_measured: Option<u32>,
     pub clocksource: String,
     pub available_clocksources: Vec<String>,
@@ -24,8 +24,14 @@ pub struct Probes {
     pub fio_version: Option<String>,
 }
 
-/// One shell script, one round trip: each section is tagged.
+/// One shell script, one round trip: each section is tagged. HZ is
+/// measured from /proc/timer_list's clock (`now at N nsecs`) and its
+/// jiffies, read at the start and the end: the script's own run time
+/// plus 0.2 s is enough ticks to tell 100, 250, 300 and 1000 apart, where
+/// a 1 s sleep cost every boot a second.
 const SCRIPT: &str = r#"
+tl() { sed -n -e 's/^now at \([0-9]*\) nsecs.*/\1/p' -e 's/^jiffies: *\([0-9]*\).*/\1/p' /proc/timer_list 2>/dev/null | head -2 | tr '\n' ' '; }
+t1=$(tl)
 echo "@uname"; uname -r
 echo "@notes"; od -An -v -tx1 /sys/kernel/notes 2>/dev/null
 echo "@hz"; zcat /proc/config.gz 2>/dev/null | grep '^CONFIG_HZ='
@@ -34,7 +40,7 @@ echo "@avail"; cat /sys/devices/system/clocksource/clocksource0/available_clocks
 echo "@cpus"; grep -c ^processor /proc/cpuinfo
 echo "@block"; ls /sys/block
 echo "@fio"; fio --version 2>/dev/null
-echo "@jiffies"; j1=$(grep -m1 '^jiffies:' /proc/timer_list 2>/dev/null | tr -dc 0-9); t1=$(cat /proc/uptime); sleep 1; j2=$(grep -m1 '^jiffies:' /proc/timer_list 2>/dev/null | tr -dc 0-9); t2=$(cat /proc/uptime); echo "$j1 ${t1%% *} $j2 ${t2%% *}"
+sleep 0.2; echo "@jiffies"; echo "$t1$(tl)"
 "#;
 
 pub async fn probe(s: &Session) -> Result<Probes> {
@@ -80,14 +86,15 @@ pub fn parse(text: &str) -> Result<Probes> {
     })
 }
 
-/// The nearest standard HZ to the jiffies rate seen over about a second.
+/// The nearest standard HZ to the jiffies rate between two reads of
+/// /proc/timer_list: `now_ns jiffies now_ns jiffies`.
 fn measured_hz(line: &str) -> Option<u32> {
     let v: Vec<f64> = line
         .split_whitespace()
         .filter_map(|x| x.parse().ok())
         .collect();
-    let [j1, t1, j2, t2] = v[..] else { return None };
-    let rate = (j2 - j1) / (t2 - t1);
+    let [t1, j1, t2, j2] = v[..] else { return None };
+    let rate = (j2 - j1) / ((t2 - t1) / 1e9);
     if !rate.is_finite() || rate <= 0.0 {
         return None;
     }
@@ -154,7 +161,7 @@ mod tests {
         note.extend_from_slice(&[0xde, 0xad, 0xbe, 0xef]);
         let hex: Vec<String> = note.iter().map(|b| format!("{b:02x}")).collect();
         let text = format!(
-            "@uname\n6.12.117\n@notes\n {}\n@hz\nCONFIG_HZ=100\n@cs\ntsc\n@avail\ntsc hpet acpi_pm \n@cpus\n1\n@block\nnullb0 nvme0n1\n@fio\nfio-3.33\n@jiffies\n4294937296 1.50 4294937397 2.51\n",
+            "@uname\n6.12.117\n@notes\n {}\n@hz\nCONFIG_HZ=100\n@cs\ntsc\n@avail\ntsc hpet acpi_pm \n@cpus\n1\n@block\nnullb0 nvme0n1\n@fio\nfio-3.33\n@jiffies\n1500000000 4294937296 1800000000 4294937326 \n",
             hex.join(" ")
         );
         let p = parse(&text).unwrap();
@@ -162,6 +169,11 @@ mod tests {
         assert_eq!(p.build_id.as_deref(), Some("deadbeef"));
         assert_eq!(p.hz_config, Some(100));
         assert_eq!(p.hz_measured, Some(100));
+        // 0.3 s of ticks tells the neighbours 250 and 300 apart.
+        assert_eq!(measured_hz("0 0 300000000 75"), Some(250));
+        assert_eq!(measured_hz("0 0 300000000 89"), Some(300));
+        assert_eq!(measured_hz("0 0 300000000 301"), Some(1000));
+        assert_eq!(measured_hz("0 7"), None);
         assert_eq!(p.clocksource, "tsc");
         assert_eq!(p.available_clocksources, ["tsc", "hpet", "acpi_pm"]);
         assert_eq!(p.block_devices, ["nullb0", "nvme0n1"]);

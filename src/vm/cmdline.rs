@@ -110,7 +110,9 @@ pub fn qemu_args(cfg: &BootConfig, rt: &Runtime) -> Vec<String> {
     ]);
     push(&[
         "-device",
-        "virtio-net-pci,netdev=n0",
+        // No option ROM: SeaBIOS would load and run iPXE's under TCG
+        // for a network boot that never happens.
+        "virtio-net-pci,netdev=n0,romfile=",
         "-device",
         "virtio-rng-pci",
     ]);

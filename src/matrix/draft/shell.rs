@@ -60,7 +60,7 @@ fn strip_prompt(s: &str) -> Option<&str> {
         && !head.contains(' ')
         && s[end + 1..].starts_with(' ')
         || (head.starts_with('[') && head.ends_with(']'));
-    looks.then(|| &s[end + 2..])
+    looks.then(|| s.get(end + 1..).unwrap_or("").trim_start())
 }
 
 /// The logical lines of a text: indentation and prompts off, lines that

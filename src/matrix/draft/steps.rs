@@ -413,7 +413,7 @@ fn read(p: &[Simple], src: &Src, into: &mut Scan) -> Option<String> {
                 }
             }
             let inner = Simple {
-                words: last.words[i..].to_vec(),
+                words: last.words.get(i..).unwrap_or_default().to_vec(),
                 redirect: None,
             };
             if inner.words.is_empty() {
@@ -500,6 +500,14 @@ fn fio_args(w: &[&str], src: &Src) -> (Option<FioJob>, Option<String>) {
             }
             None => (o.to_string(), String::new()),
         };
+        // `--` alone, `--=x`: not an option.
+        if k.is_empty()
+            || !k
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "_-".contains(c))
+        {
+            continue;
+        }
         if k == "name" {
             name = Some(v.clone());
         }

@@ -305,3 +305,69 @@ fn every_fixture_mail_drafts_a_matrix_that_plans() {
         }
     }
 }
+
+#[test]
+fn odd_lines_never_panic_and_still_plan() {
+    let odd = [
+        "[x]#",
+        "$",
+        "# ",
+        "for",
+        "for x in",
+        "for x in ; do",
+        "done",
+        "dmsetup create",
+        "dmsetup create x",
+        "echo >",
+        "echo 1 >",
+        "echo 1 > /sys/",
+        "mount",
+        "mount -o",
+        "mkfs.",
+        "mkfs -t",
+        "fio --",
+        "fio --=",
+        "fio x.fio",
+        "modprobe",
+        "modprobe -r",
+        "sysctl",
+        "sysctl -w =",
+        "perf stat",
+        "perf stat -e",
+        "[global]",
+        "rw",
+        "[job]",
+        "CONFIG_",
+        "CONFIG_X=",
+        "HZ=",
+        "x86",
+        "\\",
+        "a | | b",
+        "$(",
+        "\"",
+        "'",
+        "for d in $(seq 1 1000000); do echo $d > /sys/a; done",
+        "echo \"0 $(blockdev --getsz /dev/sdz) crypt\" | dmsetup create c",
+        "taskset -c",
+        "numactl --",
+        "time",
+        "  before  after\n  1  2\n",
+        "delay before after\n1 2 3\nx y z\n",
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("m.yaml");
+    let mail = dir.path().join("mail.txt");
+    for (i, l) in odd.iter().enumerate() {
+        let text = format!(
+            "{l}\n\nResults (IOPS):\n\n  qd  before  after\n  1   10      20\n  32  30      40\n\n{l}\n"
+        );
+        std::fs::write(&mail, &text).unwrap();
+        let opts = Options {
+            name: Some(format!("odd{i}")),
+            per_patch: false,
+            mail_ref: mail.display().to_string(),
+        };
+        let d = draft(text.as_bytes(), &opts, &out).unwrap_or_else(|e| panic!("{l:?}: {e:#}"));
+        assert!(d.yaml.starts_with("# Drafted by `lab new`"), "{l:?}");
+    }
+}

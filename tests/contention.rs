@@ -48,7 +48,7 @@ impl Drop for Hog {
 }
 
 #[test]
-fn a_cpu_hog_makes_every_cell_contended_and_no_verdict_better_or_worse() {
+fn a_cpu_hog_makes_every_cell_contended_no_verdict_and_no_jiffies_clock() {
     common::small_kernels();
     let dir = tempfile::tempdir().unwrap();
     let text = std::fs::read_to_string(common::repo().join("tests/data/matrices/small.yaml"))
@@ -85,6 +85,35 @@ fn a_cpu_hog_makes_every_cell_contended_and_no_verdict_better_or_worse() {
         assert!(
             p.psi_some_pct.is_some() && p.qemu_wait_pct.is_some(),
             "{p:?}"
+        );
+    }
+    // The loaded guests kept a real clocksource: the base config gives
+    // x86_64 HPET and the ACPI PM timer for when the TSC is lost, so
+    // a loaded boot never counts time in ticks.
+    let manifest = run.read_manifest().unwrap();
+    assert!(!manifest.boots.is_empty());
+    for b in &manifest.boots {
+        let p = b.probes.as_ref().expect("probed");
+        assert!(
+            !lab::guest::probe::is_jiffies(&p.clocksource),
+            "{}: {}",
+            b.boot,
+            p.clocksource
+        );
+        assert!(
+            p.available_clocksources
+                .iter()
+                .any(|c| c == "hpet" || c == "acpi_pm"),
+            "{}: no fallback clocksource in {:?}",
+            b.boot,
+            p.available_clocksources
+        );
+    }
+    for c in &cells {
+        assert!(
+            !lab::guest::probe::is_jiffies(&c.clocksource_after),
+            "{}",
+            c.cell
         );
     }
     let report = lab::report::load(&run).unwrap();

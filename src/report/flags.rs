@@ -49,18 +49,12 @@ impl FlagKind {
                 "the cell measured the kernel's default",
             ),
             FlagKind::HostLoad => ("host load above its cores", "timings may be inflated"),
-            FlagKind::Contended => (
-                "host CPU contention measured during the cell",
-                "timings may be inflated",
-            ),
+            FlagKind::Contended => ("CPU contention during the cell", "timings may be inflated"),
             FlagKind::Retried => (
                 "re-run after a contended attempt",
-                "the quiet attempt is the one kept",
+                "the last attempt is kept",
             ),
-            FlagKind::HighCv => (
-                "repetitions vary more than max_cv allows",
-                "the median is less certain",
-            ),
+            FlagKind::HighCv => ("repetitions vary more than max_cv", "medians are less sure"),
             FlagKind::ClaimConditions => {
                 ("a claim made under other conditions", "compare with care")
             }
@@ -88,6 +82,8 @@ impl FlagKind {
                 | FlagKind::Retried
                 | FlagKind::HighCv
                 | FlagKind::Missing
+                // The claims section says under which conditions.
+                | FlagKind::ClaimConditions
         )
     }
 }
@@ -188,9 +184,6 @@ pub fn legend(r: &Report) -> Vec<String> {
                 out.push(format!("   and {} more", named.len() - 2));
             }
         }
-    }
-    if !out.is_empty() {
-        out.push("Per-cell detail: report.json and report.html.".into());
     }
     out
 }

@@ -326,7 +326,12 @@ fn the_default_claim_is_shown_under_other_conditions_in_text() {
         .find(|l| l.contains("| 1 ") && l.contains("after") && l.contains("1.16"))
         .unwrap_or_else(|| panic!("no claim row for delay 1:\n{text}"));
     assert!(row.contains("1.20"), "{row}");
-    assert!(text.contains("claim made for arch=arm64"), "{text}");
+    // Said once, above the table, not as a note on every row.
+    assert!(
+        text.contains("Claimed under: arch=arm64, hz=100."),
+        "{text}"
+    );
+    assert!(!text.contains("[1] claim made for"), "{text}");
     assert!(text.lines().all(|l| l.chars().count() < 80));
 }
 

@@ -728,11 +728,32 @@ pub(super) fn claim_rows(r: &Report) -> Vec<ClaimRows> {
 fn claim_tables(r: &Report, max: Option<usize>) -> Vec<ClaimView> {
     claim_rows(r)
         .into_iter()
-        .map(|c| ClaimView {
-            heading: c.heading,
-            about: c.about,
-            table: fit_table(&c.rows.cols, &c.rows.rows, max),
-            notes: c.rows.notes.lines(),
+        .map(|mut c| {
+            let mut notes = c.rows.notes.lines();
+            // One note on every row is said once, and its column goes.
+            let last: Vec<&String> = c.rows.rows.iter().filter_map(|r| r.last()).collect();
+            let same = !last.is_empty() && last.iter().all(|m| *m == last[0]);
+            if c.rows.notes.0.len() == 1 && same {
+                c.rows.cols.pop();
+                for r in c.rows.rows.iter_mut() {
+                    r.pop();
+                }
+                // "other conditions" on every row, and "Claimed under"
+                // above, already say what the note would.
+                let status = ClaimStatus::OtherConditions.to_string();
+                let all_other = c.rows.rows.iter().all(|r| r.last() == Some(&status));
+                notes = if all_other {
+                    vec![]
+                } else {
+                    vec![format!("Every row: {}", c.rows.notes.0[0])]
+                };
+            }
+            ClaimView {
+                heading: c.heading,
+                about: c.about,
+                table: fit_table(&c.rows.cols, &c.rows.rows, max),
+                notes,
+            }
         })
         .collect()
 }
@@ -841,13 +862,12 @@ pub(super) fn method_lines(r: &Report) -> Vec<String> {
     };
     vec![
         format!(
-            "{against} Values are medians over repetitions; change is the ratio of medians \
-             minus 1, with a {} bootstrap CI.",
+            "{against} Values are medians; change = ratio - 1 ({} bootstrap CI).",
             num::percent(s.level)
         ),
         format!(
-            "Verdict: better or worse when |change| > {} and Mann-Whitney p < {} or the \
-             runs do not overlap; at least {} runs each, else \"too few runs\".",
+            "Verdict: better or worse if |change| > {} and Mann-Whitney p < {} (or no \
+             overlap), with {}+ runs each.",
             num::percent(s.noise),
             s.alpha,
             s.min_runs
@@ -913,17 +933,40 @@ pub(super) fn provenance_lines(r: &Report) -> Vec<(String, String)> {
     out
 }
 
+/// Provenance as text: long values on lines of their own, short ones
+/// (`HZ: 100`, `arch: x86_64`) side by side, so it stays a few lines.
+fn provenance_text(r: &Report) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut short: Vec<String> = Vec::new();
+    for (k, v) in provenance_lines(r) {
+        if !k.is_empty() && k.len() + v.len() < 28 {
+            short.push(format!("{k}: {v}"));
+            continue;
+        }
+        out.push(if k.is_empty() {
+            format!("{:13}{v}", "")
+        } else {
+            format!("{:13}{v}", format!("{k}:"))
+        });
+    }
+    let mut packed = String::new();
+    for item in short {
+        if !packed.is_empty() && packed.len() + 3 + item.len() > TEXT_WIDTH {
+            out.push(std::mem::take(&mut packed));
+        }
+        if !packed.is_empty() {
+            packed.push_str("   ");
+        }
+        packed.push_str(&item);
+    }
+    if !packed.is_empty() {
+        out.push(packed);
+    }
+    out
+}
+
 fn context(r: &Report, tables: Vec<TableView>, claims: Vec<ClaimView>) -> minijinja::Value {
-    let provenance: Vec<String> = provenance_lines(r)
-        .into_iter()
-        .map(|(k, v)| {
-            if k.is_empty() {
-                format!("{:13}{v}", "")
-            } else {
-                format!("{:13}{v}", format!("{k}:"))
-            }
-        })
-        .collect();
+    let provenance = provenance_text(r);
     minijinja::context! {
         report => Serde(r),
         title => r.title.clone(),

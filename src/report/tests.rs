@@ -836,5 +836,9 @@ fn a_loaded_host_is_one_legend_line_with_its_range_not_a_footnote_per_cell() {
     assert!(!tables.contains("[1]"), "{text}");
     assert!(text.lines().any(|l| l.contains("| L,X,! |")), "{text}");
     // The quickstart slice on a loaded host fits a screen.
-    assert!(text.lines().count() <= 60, "{} lines:\n{text}", text.lines().count());
+    assert!(
+        text.lines().count() <= 60,
+        "{} lines:\n{text}",
+        text.lines().count()
+    );
 }

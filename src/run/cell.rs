@@ -77,8 +77,15 @@ pub async fn run(
             boot_dead = true;
         }
     }
-    // A panic or oops during the cell makes its numbers worthless.
-    if let Err(e) = b.vm.check() {
+    // A panic or oops during the cell makes its numbers worthless. A
+    // QEMU that lab's own Ctrl-C ended is no failure: the cell was
+    // interrupted, and `--resume` runs it again.
+    // A cell that finished before the signal keeps its result.
+    let stopped = rec.status == CellStatus::Interrupted || crate::interrupt::interrupted();
+    if stopped && rec.status != CellStatus::Done {
+        rec.status = CellStatus::Interrupted;
+        rec.error = Some("interrupted".into());
+    } else if !stopped && let Err(e) = b.vm.check() {
         rec.status = CellStatus::Failed;
         rec.error = Some(format!("{e:#}"));
         boot_dead = true;

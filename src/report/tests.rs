@@ -842,3 +842,24 @@ fn a_loaded_host_is_one_legend_line_with_its_range_not_a_footnote_per_cell() {
         text.lines().count()
     );
 }
+
+#[test]
+fn contention_alone_says_so_in_the_result_line() {
+    use crate::host::pressure::Contention;
+    let mut s = testing::before_after(3).unwrap();
+    for c in s.cells.iter_mut() {
+        c.contention = Some(Contention {
+            contended: true,
+            qemu_wait_pct: Some(40.0),
+            ..Contention::default()
+        });
+    }
+    let (_d, _run, r) = build_of(&s);
+    assert_eq!(exit_code(&r), 2);
+    let text = text::render_text(&r).unwrap();
+    let line = text.lines().find(|l| l.starts_with("Result:")).unwrap();
+    assert_eq!(
+        line,
+        "Result: contended host: 4 comparison(s) untrusted, verdicts not final (exit 2)."
+    );
+}

@@ -835,7 +835,15 @@ pub(super) fn incomplete_lines(r: &Report) -> Vec<String> {
 pub(super) fn outcome_line(r: &Report) -> String {
     let o = &r.outcome;
     let mut parts = Vec::new();
-    if o.exit_code == 2 {
+    // Contention alone leaves every repetition done, so no Incomplete
+    // section says why; this line does.
+    let contended = |x: &String| x.contains("untrusted, measured on a contended host");
+    if o.exit_code == 2 && !o.incomplete.is_empty() && o.incomplete.iter().all(contended) {
+        parts.push(format!(
+            "contended host: {} comparison(s) untrusted, verdicts not final",
+            o.incomplete.len()
+        ));
+    } else if o.exit_code == 2 {
         parts.push("incomplete, so the verdicts are not final".to_string());
     }
     if !o.regressions.is_empty() {

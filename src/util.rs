@@ -37,6 +37,30 @@ pub fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T> {
     serde_json::from_slice(&data).with_context(|| format!("parsing {}", path.display()))
 }
 
+/// A size as people write it (`--max-size 20G`, fio's `size=10G`).
+/// `20G`, `1.5T`, `500M`, `64k`, `20GiB`, or plain bytes. Powers of 1024.
+pub fn parse_size(s: &str) -> Result<u64> {
+    let t = s.trim();
+    let lower = t.to_ascii_lowercase();
+    let body = lower
+        .strip_suffix("ib")
+        .or_else(|| lower.strip_suffix('b'))
+        .unwrap_or(&lower);
+    let (num, mult) = match body.chars().last() {
+        Some('k') => (&body[..body.len() - 1], 1u64 << 10),
+        Some('m') => (&body[..body.len() - 1], 1 << 20),
+        Some('g') => (&body[..body.len() - 1], 1 << 30),
+        Some('t') => (&body[..body.len() - 1], 1 << 40),
+        _ => (body, 1),
+    };
+    match num.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() && x >= 0.0 && !num.trim().is_empty() => {
+            Ok((x * mult as f64).round() as u64)
+        }
+        _ => bail!("'{s}': expected a size such as 20G, 500M or 1.5T"),
+    }
+}
+
 /// blake3 of a file, streamed so a 145 MiB tarball is not held in memory.
 pub fn hash_file(path: &Path) -> Result<String> {
     let mut h = blake3::Hasher::new();

@@ -1,31 +1,9 @@
 //! Sizes: parsing `20G`, printing `1.5 GiB`, and disk usage by inode.
 
-use anyhow::{Result, bail};
 use std::collections::HashMap;
 use std::path::Path;
 
-/// `20G`, `1.5T`, `500M`, `64k`, `20GiB`, or plain bytes. Powers of 1024.
-pub fn parse_size(s: &str) -> Result<u64> {
-    let t = s.trim();
-    let lower = t.to_ascii_lowercase();
-    let body = lower
-        .strip_suffix("ib")
-        .or_else(|| lower.strip_suffix('b'))
-        .unwrap_or(&lower);
-    let (num, mult) = match body.chars().last() {
-        Some('k') => (&body[..body.len() - 1], 1u64 << 10),
-        Some('m') => (&body[..body.len() - 1], 1 << 20),
-        Some('g') => (&body[..body.len() - 1], 1 << 30),
-        Some('t') => (&body[..body.len() - 1], 1 << 40),
-        _ => (body, 1),
-    };
-    match num.trim().parse::<f64>() {
-        Ok(x) if x.is_finite() && x >= 0.0 && !num.trim().is_empty() => {
-            Ok((x * mult as f64).round() as u64)
-        }
-        _ => bail!("'{s}': expected a size such as 20G, 500M or 1.5T"),
-    }
-}
+pub use crate::util::parse_size;
 
 pub fn human_bytes(b: u64) -> String {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];

@@ -98,7 +98,7 @@ fn measured_hz(line: &str) -> Option<u32> {
     if !rate.is_finite() || rate <= 0.0 {
         return None;
     }
-    [100u32, 250, 300, 1000].into_iter().min_by(|a, b| {
+    crate::matrix::HZ_VALUES.into_iter().min_by(|a, b| {
         ((*a as f64 - rate).abs())
             .partial_cmp(&(*b as f64 - rate).abs())
             .unwrap()

@@ -109,14 +109,11 @@ pub fn check_fragment_lines(f: &super::Fragment) -> Result<()> {
         } else if let Some(c) = t.strip_prefix('#') {
             let c = c.trim();
             match c.strip_prefix("CONFIG_") {
-                Some(rest) => rest.ends_with(" is not set") || !is_symbol(rest),
+                Some(rest) => rest.ends_with(" is not set") || !super::fragments::is_symbol(rest),
                 None => true,
             }
         } else {
-            match t.strip_prefix("CONFIG_").and_then(|r| r.split_once('=')) {
-                Some((sym, val)) => is_symbol(sym) && !val.is_empty(),
-                None => false,
-            }
+            super::fragments::is_config_line(t)
         };
         if !ok {
             bail!(
@@ -128,12 +125,6 @@ pub fn check_fragment_lines(f: &super::Fragment) -> Result<()> {
         }
     }
     Ok(())
-}
-
-fn is_symbol(s: &str) -> bool {
-    !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
 }
 
 /// Patch files and a tarball or git source the user named must exist.

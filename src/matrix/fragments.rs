@@ -48,13 +48,7 @@ pub fn is_plain_name(name: &str) -> bool {
 /// `CONFIG_X="text"`, or `# CONFIG_X is not set`.
 pub fn is_config_line(l: &str) -> bool {
     let l = l.trim();
-    let sym = |s: &str| {
-        s.strip_prefix("CONFIG_").is_some_and(|r| {
-            !r.is_empty()
-                && r.chars()
-                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
-        })
-    };
+    let sym = |s: &str| s.strip_prefix("CONFIG_").is_some_and(is_symbol);
     match l.split_once('=') {
         Some((k, v)) => sym(k) && !v.is_empty(),
         None => l
@@ -62,6 +56,13 @@ pub fn is_config_line(l: &str) -> bool {
             .and_then(|r| r.strip_suffix(" is not set"))
             .is_some_and(sym),
     }
+}
+
+/// A kconfig symbol without its `CONFIG_` prefix: `DM_DELAY`.
+pub fn is_symbol(s: &str) -> bool {
+    !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
 }
 
 /// Resolve a fragment name (`hz100`, or `hz100.config`).

@@ -51,6 +51,9 @@ pub enum Source {
 /// The default: Debian's linux-source-6.12, which `lab doctor --install` brings.
 pub const DEFAULT_SOURCE: &str = "debian-6.12";
 
+/// The HZ values the kernel offers.
+pub const HZ_VALUES: [u32; 4] = [100, 250, 300, 1000];
+
 /// The Debian sources lab knows by name.
 pub const NAMED_SOURCES: [&str; 3] = ["debian-5.10", "debian-6.1", "debian-6.12"];
 

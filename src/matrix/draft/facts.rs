@@ -53,8 +53,7 @@ static CONFIG: LazyLock<Regex> = LazyLock::new(|| {
     re(r#"^\s*(CONFIG_[A-Z0-9_]+=(?:y|m|n|-?\d+|0x[0-9a-fA-F]+|"[^"]*"))(?:[\s,.;:]|$)"#)
 });
 
-/// The HZ values the kernel offers.
-pub const HZ_VALUES: [u32; 4] = [100, 250, 300, 1000];
+pub use crate::matrix::HZ_VALUES;
 
 /// Facts of `text`, each kept once, in order of mention.
 pub fn of_text(text: &str) -> Facts {
@@ -118,22 +117,22 @@ fn push<T: PartialEq>(to: &mut Vec<Said<T>>, value: T, quote: &str) {
     }
 }
 
-/// The Debian trees lab builds, as (major, minor, source name).
-pub const TREES: [(u32, u32, &str); 3] = [
-    (5, 10, "debian-5.10"),
-    (6, 1, "debian-6.1"),
-    (6, 12, "debian-6.12"),
-];
-
 /// The built-in tree nearest a version, and whether it is that version.
+/// The trees are the matrix's named sources (`debian-6.12`).
 pub fn nearest_tree(v: (u32, u32)) -> (&'static str, bool) {
+    let trees: Vec<(u32, u32, &'static str)> = crate::matrix::NAMED_SOURCES
+        .iter()
+        .filter_map(|n| {
+            let (a, b) = n.strip_prefix("debian-")?.split_once('.')?;
+            Some((a.parse().ok()?, b.parse().ok()?, *n))
+        })
+        .collect();
     let rank = |(a, b): (u32, u32)| i64::from(a) * 100 + i64::from(b);
-    let (.., name) = TREES
+    let name = trees
         .iter()
         .min_by_key(|(a, b, _)| (rank((*a, *b)) - rank(v)).abs())
-        .copied()
-        .unwrap_or(TREES[2]);
-    (name, TREES.iter().any(|(a, b, _)| (*a, *b) == v))
+        .map_or(crate::matrix::DEFAULT_SOURCE, |t| t.2);
+    (name, trees.iter().any(|(a, b, _)| (*a, *b) == v))
 }
 
 #[cfg(test)]

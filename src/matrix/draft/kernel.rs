@@ -123,7 +123,7 @@ pub(super) fn variants(p: &mut Proposal, msgs: &[Read], opts: &Options) {
         name: "before".into(),
         description: format!(
             "{} as Debian ships it",
-            p.source.replace("debian-", "linux-source-")
+            crate::matrix::Source::named(&p.source).map_or_else(|| p.source.clone(), |s| s.label())
         ),
         ..VariantDraft::default()
     });

@@ -165,16 +165,7 @@ fn seconds(v: &str) -> Option<u64> {
 
 /// `10G`, `512m`, `4GiB` → MiB (fio's sizes are powers of 2).
 fn mib(v: &str) -> Option<u64> {
-    let v = v.trim().to_ascii_lowercase();
-    let v = v.trim_end_matches("ib").trim_end_matches('b');
-    let (n, scale) = match v.chars().last()? {
-        'k' => (&v[..v.len() - 1], 1.0 / 1024.0),
-        'm' => (&v[..v.len() - 1], 1.0),
-        'g' => (&v[..v.len() - 1], 1024.0),
-        't' => (&v[..v.len() - 1], 1024.0 * 1024.0),
-        _ => (v, 1.0 / 1048576.0),
-    };
-    n.trim().parse::<f64>().ok().map(|n| (n * scale) as u64)
+    crate::util::parse_size(v).ok().map(|b| b >> 20)
 }
 
 /// Jobs that differ in one option are one workload and an axis over

@@ -1169,7 +1169,7 @@ fn completeness_of(s: &Side) -> Completeness {
     }
 }
 
-fn distinct(items: impl IntoIterator<Item = String>) -> Vec<String> {
+pub(super) fn distinct(items: impl IntoIterator<Item = String>) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for i in items {
         if !i.is_empty() && !out.contains(&i) {

@@ -23,24 +23,13 @@ struct Context {
 }
 
 fn list(v: impl IntoIterator<Item = String>) -> String {
-    let mut out: Vec<String> = Vec::new();
-    for x in v {
-        let x = x.trim().to_string();
-        if !x.is_empty() && !out.contains(&x) {
-            out.push(x);
-        }
-    }
-    out.join(", ")
+    super::build::distinct(v.into_iter().map(|x| x.trim().to_string())).join(", ")
 }
 
 /// The median of the host's 1-minute load over a run's cells.
 fn median_load(cells: &[CellRecord]) -> Option<f64> {
-    let mut v: Vec<f64> = cells.iter().map(|c| c.host_load[0]).collect();
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(f64::total_cmp);
-    Some(v[v.len() / 2])
+    let v: Vec<f64> = cells.iter().map(|c| c.host_load[0]).collect();
+    super::stats::median(&v)
 }
 
 fn context(m: &Manifest, cells: &[CellRecord], kernels: &[String]) -> Context {

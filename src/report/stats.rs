@@ -288,7 +288,7 @@ fn median_of_sorted(sorted: &[f64]) -> Option<f64> {
     }
 }
 
-fn median(samples: &[f64]) -> Option<f64> {
+pub fn median(samples: &[f64]) -> Option<f64> {
     median_of_sorted(&sorted(samples))
 }
 

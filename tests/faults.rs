@@ -51,6 +51,24 @@ fn lab_run(m: &std::path::Path, extra: &[&str], results: &std::path::Path) -> Co
     c
 }
 
+/// The run under `results` once its first cell is stored (10 min at most).
+fn first_cell_stored(results: &std::path::Path) -> lab::results::RunDir {
+    let t = Instant::now();
+    loop {
+        let run = std::fs::read_dir(results)
+            .ok()
+            .and_then(|rd| rd.flatten().find(|e| e.path().is_dir()))
+            .map(|e| lab::results::RunDir { path: e.path() });
+        if let Some(run) = run
+            && !run.cells().unwrap_or_default().is_empty()
+        {
+            return run;
+        }
+        assert!(t.elapsed() < Duration::from_secs(600), "no cell finished");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 /// The seconds each stored cell slept, sorted.
 fn slept(run: &lab::results::RunDir) -> Vec<f64> {
     let mut v: Vec<f64> = run.records().unwrap().iter().map(|r| r.value).collect();
@@ -140,21 +158,7 @@ fn lab_killed_mid_run_resumes_to_the_same_records() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let t = Instant::now();
-    let run = loop {
-        let run = std::fs::read_dir(&results)
-            .ok()
-            .and_then(|mut rd| rd.next())
-            .and_then(|e| e.ok())
-            .map(|e| lab::results::RunDir { path: e.path() });
-        if let Some(run) = run
-            && !run.cells().unwrap_or_default().is_empty()
-        {
-            break run;
-        }
-        assert!(t.elapsed() < Duration::from_secs(600), "no cell finished");
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let run = first_cell_stored(&results);
     child.kill().unwrap();
     child.wait().unwrap();
     let needle = results.display().to_string();
@@ -289,20 +293,7 @@ fn a_full_results_file_system_is_named_and_resume_completes() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let t = Instant::now();
-    let run = loop {
-        let run = std::fs::read_dir(&results)
-            .ok()
-            .and_then(|rd| rd.flatten().find(|e| e.path().is_dir()))
-            .map(|e| lab::results::RunDir { path: e.path() });
-        if let Some(run) = run
-            && !run.cells().unwrap_or_default().is_empty()
-        {
-            break run;
-        }
-        assert!(t.elapsed() < Duration::from_secs(600), "no cell finished");
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let run = first_cell_stored(&results);
     // Fill what is left: the write stops at ENOSPC with the disk full.
     let filler = results.join("filler");
     let _ = std::fs::write(&filler, vec![0u8; 32 << 20]);

@@ -197,6 +197,30 @@ fn x86_64_image_is_complete_runs_and_rebuilds_identically() {
     assert!(chroot(dir, &["ip", "-V"]).contains("iproute2"));
     assert!(chroot(dir, &["modprobe", "--version"]).contains("kmod version"));
     assert!(chroot(dir, &["xfs_io", "-V"]).contains("xfs_io version"));
+    // fio's Ceph and Gluster libraries are stubs, and what they pulled in
+    // (libceph-common, ICU) is not in the image; a plain job still runs.
+    let rados = dir.join("usr/lib/x86_64-linux-gnu/librados.so.2");
+    assert!(
+        std::fs::metadata(&rados).unwrap().len() < 64 * 1024,
+        "librados is not a stub"
+    );
+    assert!(
+        !listed
+            .iter()
+            .any(|p| p.contains("libicudata") || p.contains("ceph"))
+    );
+    let job = chroot(
+        dir,
+        &[
+            "fio",
+            "--name=x",
+            "--filename=/tmp/f",
+            "--size=64k",
+            "--bs=4k",
+            "--rw=write",
+        ],
+    );
+    assert!(job.contains("WRITE: bw="), "{job}");
     let help = Command::new("chroot")
         .arg(dir)
         .args(["dropbear", "-h"])

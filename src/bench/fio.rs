@@ -81,6 +81,35 @@ fn push_any(a: &mut Vec<String>, o: &FioOptions) {
     }
 }
 
+/// The fio ioengines a workload may start, so the image keeps the
+/// libraries they load (`image::stub`). A command workload is searched
+/// for `ioengine=X` and `--ioengine X` as written.
+pub fn engines(w: &crate::matrix::Workload) -> Vec<String> {
+    let text = match w {
+        crate::matrix::Workload::Fio(def) => command(def).join(" "),
+        crate::matrix::Workload::Command(c) => c.run.clone(),
+    };
+    let words: Vec<&str> = text
+        .split(|c: char| c.is_whitespace() || c == '\'' || c == '"' || c == ';')
+        .collect();
+    let mut out = Vec::new();
+    for (i, w) in words.iter().enumerate() {
+        let w = w.trim_start_matches('-');
+        // `ioengine X`, `ioengine=X`, and `ioengine='X'` (split at the quote).
+        let name = match w.strip_prefix("ioengine") {
+            Some("" | "=") => words[i + 1..].iter().copied().find(|w| !w.is_empty()),
+            Some(v) => v.strip_prefix('='),
+            None => None,
+        };
+        if let Some(n) = name.filter(|n| !n.is_empty()) {
+            out.push(n.to_string());
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
 /// fio's version string, e.g. `fio-3.33`.
 pub fn version(json: &Value) -> Option<String> {
     json.get("fio version")
@@ -213,6 +242,27 @@ pub fn zero_when_idle(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn engines_come_from_options_jobs_and_command_lines() {
+        let def: crate::matrix::schema::FioDef = crate::util::from_yaml(
+            "ioengine: libaio\njobs:\n  - name: a\n    options: {ioengine: rbd}\n",
+        )
+        .unwrap();
+        let w = crate::matrix::Workload::Fio(Box::new(def));
+        assert_eq!(engines(&w), ["libaio", "rbd"]);
+        let cmd = |run: &str| {
+            engines(&crate::matrix::Workload::Command(
+                crate::matrix::schema::CommandDef {
+                    run: run.into(),
+                    metrics: vec![],
+                },
+            ))
+        };
+        assert_eq!(cmd("fio --ioengine gfapi --name=x"), ["gfapi"]);
+        assert_eq!(cmd("fio --name=x --ioengine='nbd' -size=1M"), ["nbd"]);
+        assert!(cmd("dd if=/dev/zero of=/dev/null").is_empty());
+    }
 
     fn captured(name: &str) -> Value {
         let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))

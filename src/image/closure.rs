@@ -20,6 +20,10 @@ pub struct Closure {
     pub files: BTreeSet<String>,
     /// Every symlink met on the way, with its target as written.
     pub links: BTreeMap<String, String>,
+    /// Libraries replaced by stubs (`image::stub`): the path the loader
+    /// opens → (soname, the real library's path). Neither the real file
+    /// nor its dependencies are copied.
+    pub stubs: BTreeMap<String, (String, String)>,
 }
 
 /// Debian's multiarch triplet, the name of its library directories.
@@ -64,7 +68,13 @@ struct Pending {
 }
 
 /// The closure of `wanted` (paths inside the root, symlinks allowed).
-pub fn closure(root: &Root, arch: Arch, wanted: &[String]) -> Result<Closure> {
+/// A DT_NEEDED name in `stubbed` ends the walk there: see `image::stub`.
+pub fn closure(
+    root: &Root,
+    arch: Arch,
+    wanted: &[String],
+    stubbed: &BTreeSet<String>,
+) -> Result<Closure> {
     let mut out = Closure::default();
     let mut queue = VecDeque::new();
     for w in wanted {
@@ -144,6 +154,11 @@ pub fn closure(root: &Root, arch: Arch, wanted: &[String]) -> Result<Closure> {
                     search.join(", ")
                 );
             };
+            if stubbed.contains(*lib) {
+                out.stubs
+                    .insert(loaded_as, (lib.to_string(), r.real.clone()));
+                continue;
+            }
             queue.push_back(Pending {
                 real: r.real.clone(),
                 loaded_as,
@@ -294,10 +309,22 @@ mod tests {
         std::fs::write(d.path().join("usr/bin/hello"), "#!/bin/sh\necho hi\n").unwrap();
         std::os::unix::fs::symlink("hello", d.path().join("usr/bin/hi")).unwrap();
         let root = Root::new(d.path());
-        let c = closure(&root, Arch::X86_64, &["usr/bin/hi".into()]).unwrap();
+        let c = closure(
+            &root,
+            Arch::X86_64,
+            &["usr/bin/hi".into()],
+            &BTreeSet::new(),
+        )
+        .unwrap();
         assert_eq!(c.files.iter().collect::<Vec<_>>(), ["usr/bin/hello"]);
         assert_eq!(c.links.get("usr/bin/hi").map(String::as_str), Some("hello"));
-        let err = closure(&root, Arch::X86_64, &["usr/bin/fio".into()]).unwrap_err();
+        let err = closure(
+            &root,
+            Arch::X86_64,
+            &["usr/bin/fio".into()],
+            &BTreeSet::new(),
+        )
+        .unwrap_err();
         assert!(err.to_string().contains("usr/bin/fio"), "{err}");
     }
 
@@ -383,7 +410,7 @@ mod tests {
     fn follows_runpath_origin_system_dirs_and_the_loader() {
         let (_d, root, arch) = fake_root("-Wl,--enable-new-dtags", "lib/TRIPLET");
         let t = triplet(arch);
-        let c = closure(&root, arch, &["usr/bin/app".into()]).unwrap();
+        let c = closure(&root, arch, &["usr/bin/app".into()], &BTreeSet::new()).unwrap();
         let files: Vec<String> = c.files.iter().cloned().collect();
         let mut want = vec![
             "usr/bin/app".to_string(),
@@ -405,14 +432,14 @@ mod tests {
         // libbar beside libfoo: libfoo has no path of its own, so only an
         // inherited DT_RPATH of the app finds it, never a DT_RUNPATH.
         let (_d, root, arch) = fake_root("-Wl,--enable-new-dtags", "usr/lib/private");
-        let err = closure(&root, arch, &["usr/bin/app".into()]).unwrap_err();
+        let err = closure(&root, arch, &["usr/bin/app".into()], &BTreeSet::new()).unwrap_err();
         let msg = err.to_string();
         assert!(msg.contains("libbar.so.2"), "{msg}");
         assert!(msg.contains("usr/lib/private/libfoo.so.1.0"), "{msg}");
         assert!(msg.contains("needed by usr/bin/app"), "{msg}");
 
         let (_d, root, arch) = fake_root("-Wl,--disable-new-dtags", "usr/lib/private");
-        let c = closure(&root, arch, &["usr/bin/app".into()]).unwrap();
+        let c = closure(&root, arch, &["usr/bin/app".into()], &BTreeSet::new()).unwrap();
         assert!(c.files.contains("usr/lib/private/libbar.so.2"), "{c:?}");
     }
 
@@ -424,7 +451,7 @@ mod tests {
         } else {
             Arch::X86_64
         };
-        let err = closure(&root, other, &["usr/bin/app".into()]).unwrap_err();
+        let err = closure(&root, other, &["usr/bin/app".into()], &BTreeSet::new()).unwrap_err();
         assert!(err.to_string().contains("ELF machine"), "{err}");
     }
 

@@ -89,7 +89,13 @@ pub fn image_path(tree_path: &str) -> String {
 }
 
 /// Build the image's archive from the closure of the recipe's binaries.
-pub fn assemble(root: &Root, recipe: &Recipe, closure: &Closure) -> Result<Archive> {
+/// `generated` holds files lab made (stub libraries), by tree path.
+pub fn assemble(
+    root: &Root,
+    recipe: &Recipe,
+    closure: &Closure,
+    generated: &BTreeMap<String, Vec<u8>>,
+) -> Result<Archive> {
     let mut img = Image::default();
     for (link, target) in &closure.links {
         if MERGED.contains(&link.as_str()) {
@@ -110,6 +116,13 @@ pub fn assemble(root: &Root, recipe: &Recipe, closure: &Closure) -> Result<Archi
         let data = std::fs::read(&host).with_context(|| format!("reading {}", host.display()))?;
         let mode = host.metadata()?.permissions().mode() & 0o7777;
         img.put(&image_path(file), file, Node::File(mode, data))?;
+    }
+    for (path, data) in generated {
+        img.put(
+            &image_path(path),
+            "lab (stub)",
+            Node::File(0o644, data.clone()),
+        )?;
     }
     for (path, mode) in DIRS {
         img.put(path, "lab", Node::Dir(mode))?;
@@ -225,6 +238,7 @@ mod tests {
                 applets: applets.iter().map(|s| s.to_string()).collect(),
             },
             extras: Default::default(),
+            stubs: Default::default(),
         }
     }
 
@@ -270,6 +284,7 @@ mod tests {
             .iter()
             .map(|(a, b)| (a.to_string(), b.to_string()))
             .collect(),
+            stubs: BTreeMap::new(),
         };
         let root = Root::new(p);
         (d, root, closure)
@@ -304,7 +319,13 @@ mod tests {
     #[test]
     fn files_move_under_usr_and_links_still_resolve() {
         let (_d, root, closure) = tree();
-        let a = assemble(&root, &recipe(&["mount", "cat"]), &closure).unwrap();
+        let a = assemble(
+            &root,
+            &recipe(&["mount", "cat"]),
+            &closure,
+            &BTreeMap::new(),
+        )
+        .unwrap();
         let list = listing(a);
         assert!(find(&list, "usr/bin/kmod").starts_with("-rwxr-xr-x"));
         assert!(find(&list, "usr/lib/x86_64-linux-gnu/libc.so.6").starts_with("-rw-r--r--"));
@@ -336,13 +357,19 @@ mod tests {
     #[test]
     fn applet_clashing_with_a_kept_binary_is_an_error() {
         let (_d, root, closure) = tree();
-        let err = assemble(&root, &recipe(&["cat", "modprobe"]), &closure).unwrap_err();
+        let err = assemble(
+            &root,
+            &recipe(&["cat", "modprobe"]),
+            &closure,
+            &BTreeMap::new(),
+        )
+        .unwrap_err();
         let msg = err.to_string();
         assert!(
             msg.contains("modprobe") && msg.contains("/usr/sbin/modprobe"),
             "{msg}"
         );
-        let err = assemble(&root, &recipe(&["fio"]), &closure).unwrap_err();
+        let err = assemble(&root, &recipe(&["fio"]), &closure, &BTreeMap::new()).unwrap_err();
         assert!(err.to_string().contains("usr/bin/fio"), "{err}");
     }
 
@@ -351,7 +378,7 @@ mod tests {
         let (d, root, mut closure) = tree();
         std::fs::write(d.path().join("usr/bin/kmod"), "other").unwrap();
         closure.files.insert("usr/bin/kmod".into());
-        let err = assemble(&root, &recipe(&[]), &closure).unwrap_err();
+        let err = assemble(&root, &recipe(&[]), &closure, &BTreeMap::new()).unwrap_err();
         let msg = err.to_string();
         assert!(
             msg.contains("bin/kmod") && msg.contains("usr/bin/kmod"),
@@ -363,9 +390,9 @@ mod tests {
     fn a_merged_tree_top_link_is_accepted_and_a_foreign_one_refused() {
         let (_d, root, mut closure) = tree();
         closure.links.insert("lib64".into(), "usr/lib64".into());
-        assemble(&root, &recipe(&[]), &closure).unwrap();
+        assemble(&root, &recipe(&[]), &closure, &BTreeMap::new()).unwrap();
         closure.links.insert("lib64".into(), "/opt/lib".into());
-        assert!(assemble(&root, &recipe(&[]), &closure).is_err());
+        assert!(assemble(&root, &recipe(&[]), &closure, &BTreeMap::new()).is_err());
     }
 
     #[test]

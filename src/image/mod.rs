@@ -25,6 +25,7 @@ pub mod layout;
 pub mod recipe;
 pub mod root;
 pub mod store;
+pub mod stub;
 
 pub use recipe::{Recipe, default_recipe, load_recipe};
 
@@ -115,9 +116,10 @@ pub fn recipe_hash(recipe: &Recipe) -> String {
 
 /// The cache key of an image: arch, recipe, /init, resolved versions,
 /// format, and the compressor (a new zstd may encode differently).
-pub fn image_key(arch: Arch, recipe: &Recipe, packages: &[(String, String)]) -> Key {
+pub fn image_key(arch: Arch, recipe: &Recipe, packages: &[(String, String)], stub_cc: &str) -> Key {
     let versions: String = packages.iter().map(|(p, v)| format!("{p}={v}\n")).collect();
     KeyBuilder::new(KIND)
+        .field("stub-cc", stub_cc)
         .field("format", FORMAT_VERSION.to_string())
         .field("arch", arch.name())
         .field("recipe", recipe.canonical())
@@ -149,12 +151,29 @@ fn build_inner(
 
     events.phase(id, "mmdebstrap: resolving and unpacking packages");
     let extracted = extract::extract(recipe, arch, &cache.root().join("image-work"))?;
-    let key = image_key(arch, recipe, &extracted.packages);
+    let stub_cc = if recipe.stubs.is_empty() {
+        String::new()
+    } else {
+        stub::compiler_version(arch)?
+    };
+    let key = image_key(arch, recipe, &extracted.packages, &stub_cc);
 
     events.phase(id, "ELF closure");
-    let closure = closure::closure(&extracted.root, arch, &recipe.kept_paths())?;
+    let closure = closure::closure(
+        &extracted.root,
+        arch,
+        &recipe.kept_paths(),
+        &recipe.stubbed(),
+    )?;
+    let mut generated = std::collections::BTreeMap::new();
+    for lib in stub::plan(&extracted.root, &closure)? {
+        let bytes = stub::compile(&lib, arch)?;
+        for path in &lib.paths {
+            generated.insert(path.clone(), bytes.clone());
+        }
+    }
     events.phase(id, "archive");
-    let archive = layout::assemble(&extracted.root, recipe, &closure)?;
+    let archive = layout::assemble(&extracted.root, recipe, &closure, &generated)?;
     let entries = archive.len() as u64;
     let raw = archive.finish();
     let packages = extracted.packages.clone();
@@ -278,20 +297,29 @@ mod tests {
     #[test]
     fn key_follows_arch_recipe_and_versions() {
         let r = default_recipe();
-        let k = image_key(Arch::X86_64, &r, &pkgs("3.33-3"));
-        assert_eq!(k, image_key(Arch::X86_64, &r, &pkgs("3.33-3")));
-        assert_ne!(k, image_key(Arch::Arm64, &r, &pkgs("3.33-3")));
-        assert_ne!(k, image_key(Arch::X86_64, &r, &pkgs("3.33-4")));
+        let k = image_key(Arch::X86_64, &r, &pkgs("3.33-3"), "gcc 12");
+        assert_eq!(k, image_key(Arch::X86_64, &r, &pkgs("3.33-3"), "gcc 12"));
+        assert_ne!(k, image_key(Arch::Arm64, &r, &pkgs("3.33-3"), "gcc 12"));
+        assert_ne!(k, image_key(Arch::X86_64, &r, &pkgs("3.33-4"), "gcc 12"));
         let perf = r.with_extras(&["perf"]).unwrap();
-        assert_ne!(k, image_key(Arch::X86_64, &perf, &pkgs("3.33-3")));
+        assert_ne!(k, image_key(Arch::X86_64, &perf, &pkgs("3.33-3"), "gcc 12"));
         assert_ne!(recipe_hash(&r), recipe_hash(&perf));
+        assert_ne!(k, image_key(Arch::X86_64, &r, &pkgs("3.33-3"), "gcc 13"));
+        let rbd = r.for_engines(&["rbd"]);
+        assert!(!rbd.stubs.contains_key("librbd.so.1") && !rbd.stubs.contains_key("librados.so.2"));
+        assert!(rbd.stubs.contains_key("libgfapi.so.0"));
+        assert_ne!(recipe_hash(&r), recipe_hash(&rbd));
+        assert_eq!(
+            recipe_hash(&r),
+            recipe_hash(&r.for_engines(&["psync", "libaio"]))
+        );
     }
 
     /// A finished entry written the way `build` writes one.
     fn fake_entry(cache: &Cache, arch: Arch, zst: &[u8]) -> (Key, String) {
         let r = default_recipe();
         let hash = recipe_hash(&r);
-        let key = image_key(arch, &r, &pkgs("1"));
+        let key = image_key(arch, &r, &pkgs("1"), "");
         let info = ImageInfo {
             format: FORMAT_VERSION,
             arch,

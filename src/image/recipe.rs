@@ -28,6 +28,10 @@ pub struct Recipe {
     /// Optional package sets, not built unless enabled.
     #[serde(default)]
     pub extras: BTreeMap<String, Extra>,
+    /// Libraries replaced by stubs (`image::stub`): soname → the fio
+    /// ioengines that need the real one.
+    #[serde(default)]
+    pub stubs: BTreeMap<String, Vec<String>>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -106,6 +110,23 @@ impl Recipe {
         Ok(r)
     }
 
+    /// This recipe with the real library back for every stub that one
+    /// of `engines` (fio ioengine names) needs.
+    pub fn for_engines<S: AsRef<str>>(&self, engines: &[S]) -> Recipe {
+        let mut r = self.clone();
+        r.stubs.retain(|_, needs| {
+            !engines
+                .iter()
+                .any(|e| needs.iter().any(|n| n == e.as_ref()))
+        });
+        r
+    }
+
+    /// The sonames stubbed in this recipe.
+    pub fn stubbed(&self) -> BTreeSet<String> {
+        self.stubs.keys().cloned().collect()
+    }
+
     /// A stable text of everything in the recipe, for cache keys:
     /// comments and formatting of the YAML do not change it.
     pub fn canonical(&self) -> String {
@@ -148,6 +169,18 @@ impl Recipe {
             }
             if !seen.insert(a) {
                 bail!("busybox.applets: {a} is listed twice");
+            }
+        }
+        for (soname, engines) in &self.stubs {
+            let ok = soname.contains(".so")
+                && soname
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "+-._".contains(c));
+            if !ok {
+                bail!("stubs: {soname:?} is not a library soname such as libfoo.so.1");
+            }
+            if engines.is_empty() {
+                bail!("stubs.{soname}: name the fio ioengines that need the real library");
             }
         }
         for (name, extra) in &self.extras {

@@ -241,9 +241,19 @@ async fn prepare(
             let (c, e) = (cache.clone(), events.clone());
             // `image: {extras: [...]}` (or `perf:`) is a separate cached image.
             let extras = matrix.image_extras.clone();
+            // A cell naming an ioengine whose library is stubbed gets it back.
+            let engines: BTreeSet<String> = plan
+                .cells
+                .iter()
+                .filter_map(|c| c.workload.as_ref())
+                .flat_map(crate::bench::fio::engines)
+                .collect();
             tokio::task::spawn_blocking(move || {
                 let names: Vec<&str> = extras.iter().map(String::as_str).collect();
-                let recipe = crate::image::recipe::default_recipe().with_extras(&names)?;
+                let engines: Vec<String> = engines.into_iter().collect();
+                let recipe = crate::image::recipe::default_recipe()
+                    .with_extras(&names)?
+                    .for_engines(&engines);
                 crate::image::build_recipe(&c, arch, &recipe, false, &e)
             })
             .await??

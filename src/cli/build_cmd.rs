@@ -21,7 +21,15 @@ pub fn build(m: &MatrixArgs, jobs: Option<usize>) -> Result<i32> {
         let how = if b.cached {
             "cached".to_string()
         } else {
-            format!("built in {}", crate::util::human_secs(b.build_secs))
+            let p = &b.phases;
+            format!(
+                "built in {} (configure {:.1} s, compile {:.1} s, link {:.1} s, image {:.1} s)",
+                crate::util::human_secs(b.build_secs),
+                p.configure,
+                p.compile,
+                p.link,
+                p.image
+            )
         };
         crate::outln!(
             "{:<28} {:<10} HZ={:<5} {}  {}",

@@ -10,6 +10,7 @@
 //! machine that is 18 s for the dm-delay patch instead of 10 minutes.
 
 use super::kconfig;
+use super::make::{Make, Phases};
 use super::patch::{self, Patch};
 use super::source::{self, SourceId, SourceTree};
 use crate::cache::{Cache, Key, KeyBuilder};
@@ -17,9 +18,8 @@ use crate::events::Events;
 use crate::matrix::{Arch, BaseConfig, Fragment, KernelSpec, Matrix};
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
-use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Instant;
 
 /// Bumped when the layout of a kernel entry changes.
@@ -65,6 +65,9 @@ pub struct KernelBuild {
     /// The `O=` directory, kept so a patched variant can start from a copy.
     pub build_dir: PathBuf,
     pub build_secs: f64,
+    /// Where `build_secs` went (absent in entries from before it was kept).
+    #[serde(default)]
+    pub phases: Phases,
     /// The kernel whose build directory this build started from.
     pub reused_tree_of: Option<String>,
     pub objects: u64,
@@ -294,6 +297,7 @@ fn build_one(
         .filter(|_| out.join("vmlinux").is_file());
 
     events.phase(&k.id, "configure");
+    let configure_start = Instant::now();
     let tree = root.tree();
     let make = Make {
         tree: &tree,
@@ -311,6 +315,7 @@ fn build_one(
         &k.id,
     )?;
     let config_hash = crate::util::hash_bytes(config.as_bytes());
+    let configure_secs = configure_start.elapsed().as_secs_f64();
     let key = KeyBuilder::new("kernel")
         .field("format", FORMAT)
         .field("source", &src.id.hash)
@@ -340,7 +345,8 @@ fn build_one(
 
     check_disk(cache.root())?;
     events.phase(&k.id, "make");
-    let objects = make.build(events, &k.id, expected_objects(cache, k.arch))?;
+    let (objects, mut phases) = make.build(events, &k.id, expected_objects(cache, k.arch))?;
+    phases.configure = configure_secs;
     let build_id = read_build_id(&out.join("vmlinux"));
     let label = format!("{} ({})", k.id, src.id.version);
     let mut record = KernelBuild {
@@ -376,6 +382,7 @@ fn build_one(
         log: PathBuf::new(),
         build_dir: out.clone(),
         build_secs: start.elapsed().as_secs_f64(),
+        phases,
         reused_tree_of: reused,
         objects,
         built_at: crate::util::now_rfc3339(),
@@ -669,143 +676,6 @@ impl BuildRoot {
             fuzzed,
             previous,
         })
-    }
-}
-
-struct Make<'a> {
-    tree: &'a Path,
-    out: &'a Path,
-    arch: Arch,
-    cross: Option<&'static str>,
-    jobs: usize,
-}
-
-impl Make<'_> {
-    fn command(&self) -> Command {
-        let mut c = Command::new("make");
-        c.arg("-C")
-            .arg(self.tree)
-            .arg(format!("O={}", self.out.display()));
-        c.arg(format!("ARCH={}", self.arch.kernel_arch()));
-        if let Some(cc) = self.cross {
-            c.arg(format!("CROSS_COMPILE={cc}"));
-        }
-        // The banner (`uname -v`, /proc/version) otherwise records who built
-        // the kernel, where and when; fixed values make the same inputs give
-        // the same image and build id.
-        c.env("KBUILD_BUILD_USER", "lab")
-            .env("KBUILD_BUILD_HOST", "lab")
-            .env("KBUILD_BUILD_TIMESTAMP", "1970-01-01 00:00:00 UTC")
-            .env("KBUILD_BUILD_VERSION", "1");
-        c
-    }
-
-    /// A quick make target (configuration), its output into the log.
-    fn quick(&self, target: &str) -> Result<()> {
-        std::fs::create_dir_all(self.out)?;
-        let log = self.out.join("lab-config.log");
-        let mut c = self.command();
-        c.arg(target);
-        let out = c
-            .output()
-            .with_context(|| format!("running {}", crate::util::describe(&c)))?;
-        let mut f = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&log)?;
-        f.write_all(&out.stdout)?;
-        f.write_all(&out.stderr)?;
-        if !out.status.success() {
-            bail!(
-                "{} failed ({}):\n{}",
-                crate::util::describe(&c),
-                out.status,
-                String::from_utf8_lossy(&out.stderr)
-                    .lines()
-                    .rev()
-                    .take(15)
-                    .collect::<Vec<_>>()
-                    .into_iter()
-                    .rev()
-                    .collect::<Vec<_>>()
-                    .join("\n")
-            );
-        }
-        Ok(())
-    }
-
-    /// The real build, streamed to lab-build.log with a live object count.
-    fn build(&self, events: &Events, id: &str, expected: Option<u64>) -> Result<u64> {
-        let log_path = self.out.join("lab-build.log");
-        let mut log = std::fs::File::create(&log_path)?;
-        let mut c = self.command();
-        c.arg(format!("-j{}", self.jobs))
-            .arg(self.arch.image_target())
-            .arg("vmlinux");
-        c.stdout(Stdio::piped()).stderr(Stdio::piped());
-        crate::interrupt::own_group(&mut c);
-        writeln!(log, "$ {}", crate::util::describe(&c))?;
-        let mut child = c
-            .spawn()
-            .with_context(|| format!("running {}", crate::util::describe(&c)))?;
-        let _guard = crate::interrupt::register_group(child.id() as i32);
-        let stderr = child.stderr.take().unwrap();
-        let (tx, rx) = std::sync::mpsc::channel::<String>();
-        let tx2 = tx.clone();
-        let t1 = std::thread::spawn(move || {
-            BufReader::new(stderr)
-                .lines()
-                .map_while(Result::ok)
-                .for_each(|l| drop(tx2.send(l)))
-        });
-        let stdout = child.stdout.take().unwrap();
-        let t2 = std::thread::spawn(move || {
-            BufReader::new(stdout)
-                .lines()
-                .map_while(Result::ok)
-                .for_each(|l| drop(tx.send(l)))
-        });
-        let mut objects = 0u64;
-        let mut last_emit = Instant::now();
-        for line in rx {
-            writeln!(log, "{line}")?;
-            let t = line.trim_start();
-            if ["CC ", "AS ", "LD ", "AR "]
-                .iter()
-                .any(|p| t.starts_with(p))
-            {
-                objects += 1;
-                if last_emit.elapsed().as_millis() > 300 {
-                    last_emit = Instant::now();
-                    let what = t.split_whitespace().last().unwrap_or("");
-                    match expected {
-                        Some(n) => events.emit(crate::events::Event::Progress {
-                            id: id.into(),
-                            phase: format!("{} / ~{n}: {what}", objects),
-                            done: None,
-                        }),
-                        None => events.phase(id, &format!("{objects} objects: {what}")),
-                    }
-                }
-            }
-        }
-        let _ = (t1.join(), t2.join());
-        let status = child.wait()?;
-        log.flush()?;
-        crate::interrupt::check()?;
-        if !status.success() {
-            let tail = crate::util::tail_lines(&log_path, 30);
-            let hint = if tail.contains("No space left on device") {
-                "\n(the disk is full)"
-            } else {
-                ""
-            };
-            bail!(
-                "kernel build failed ({status}); the last lines of {}:\n{tail}{hint}",
-                log_path.display()
-            );
-        }
-        Ok(objects)
     }
 }
 

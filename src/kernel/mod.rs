@@ -3,6 +3,7 @@
 pub mod build;
 pub mod debian;
 pub mod kconfig;
+pub mod make;
 pub mod patch;
 pub mod source;
 

@@ -142,6 +142,7 @@ fn kernel_build(id: &str, variant: &str, patches: &[&str]) -> KernelBuild {
         log: PathBuf::from("/cache/build.log"),
         build_dir: PathBuf::from("/cache/build"),
         build_secs: 590.0,
+        phases: Default::default(),
         reused_tree_of: None,
         objects: 1200,
         built_at: "2026-11-01T10:00:00Z".into(),

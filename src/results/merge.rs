@@ -511,6 +511,7 @@ mod tests {
             log: dir.join("build.log"),
             build_dir: dir.clone(),
             build_secs: 1.0,
+            phases: Default::default(),
             reused_tree_of: None,
             objects: 1,
             built_at: "t".into(),

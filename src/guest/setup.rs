@@ -105,7 +105,7 @@ fn q(s: &str) -> String {
     crate::util::shell_quote(s)
 }
 
-fn describe(step: &SetupStep) -> String {
+pub fn describe(step: &SetupStep) -> String {
     match step {
         SetupStep::Dm(d) => format!("dm {}", d.name),
         SetupStep::Knob(k) => format!("knob {}={}", k.path, k.value),
@@ -183,13 +183,15 @@ async fn apply_one(
         secs,
         knob,
     };
-    Ok(match step {
-        SetupStep::Dm(d) => {
-            let (create, remove) = dm_commands(d)?;
-            let secs = shell(s, &create, &what).await?;
-            undo.0.push(UndoAction::Shell(remove));
-            rec(create, secs, None)
+    if let Some(plan) = as_shell(step) {
+        let (cmd, undo_cmd) = plan?;
+        let secs = shell(s, &cmd, &what).await?;
+        if let Some(u) = undo_cmd {
+            undo.0.push(UndoAction::Shell(u));
         }
+        return Ok(rec(cmd, secs, None));
+    }
+    Ok(match step {
         SetupStep::Knob(k) => {
             let start = std::time::Instant::now();
             let kn = knob::set(s, &k.path, &k.value.to_string(), kernel).await?;
@@ -220,6 +222,19 @@ async fn apply_one(
                 Some(kn),
             )
         }
+        _ => unreachable!("every other step is a shell command (as_shell)"),
+    })
+}
+
+/// A step that is one shell command, and the command that undoes it if
+/// any. None for knobs and module parameters: lab reads their writes
+/// back and decides from the kernel whether they took.
+pub fn as_shell(step: &SetupStep) -> Option<Result<(String, Option<String>)>> {
+    Some(Ok(match step {
+        SetupStep::Dm(d) => match dm_commands(d) {
+            Ok((create, remove)) => (create, Some(remove)),
+            Err(e) => return Some(Err(e)),
+        },
         SetupStep::NullBlk(n) => {
             let dir = format!("/sys/kernel/config/nullb/{}", n.name);
             let mut cmd = format!("mkdir {}", q(&dir));
@@ -231,33 +246,17 @@ async fn apply_one(
                 ));
             }
             cmd.push_str(&format!(" && echo 1 > {}", q(&format!("{dir}/power"))));
-            let secs = shell(s, &cmd, &what).await?;
-            undo.0.push(UndoAction::Shell(format!(
-                "echo 0 > {}; rmdir {}",
-                q(&format!("{dir}/power")),
-                q(&dir)
-            )));
-            rec(cmd, secs, None)
+            let undo = format!("echo 0 > {}; rmdir {}", q(&format!("{dir}/power")), q(&dir));
+            (cmd, Some(undo))
         }
-        SetupStep::Mkfs(m) => {
-            let cmd = mkfs_command(m);
-            let secs = shell(s, &cmd, &what).await?;
-            rec(cmd, secs, None)
-        }
+        SetupStep::Mkfs(m) => (mkfs_command(m), None),
         SetupStep::Mount(m) => {
             let (cmd, umount) = mount_commands(m);
-            let secs = shell(s, &cmd, &what).await?;
-            undo.0.push(UndoAction::Shell(umount));
-            rec(cmd, secs, None)
+            (cmd, Some(umount))
         }
-        SetupStep::Shell(sh) => {
-            let secs = shell(s, &sh.run, &what).await?;
-            if let Some(u) = &sh.undo {
-                undo.0.push(UndoAction::Shell(u.clone()));
-            }
-            rec(sh.run.clone(), secs, None)
-        }
-    })
+        SetupStep::Shell(sh) => (sh.run.clone(), sh.undo.clone()),
+        SetupStep::Knob(_) | SetupStep::ModuleParam(_) => return None,
+    }))
 }
 
 /// Undo in reverse order. Every action is tried; the first error is returned.

@@ -1,6 +1,7 @@
 //! One cell on a live boot: setup, workload, read-backs, teardown.
 use crate::bench::{self, Metric};
 use crate::guest::boot::Booted;
+use crate::guest::ssh::Output;
 use crate::guest::{probe, setup};
 use crate::host::pressure::{Sample, Thresholds};
 use crate::matrix::perf::Perf;
@@ -105,19 +106,79 @@ async fn body(
     rec: &mut CellRecord,
     perf: Option<&Perf>,
 ) -> Result<()> {
+    let dir = run.cell_dir(&cell.id, rep);
+    std::fs::create_dir_all(&dir)?;
+    if let Some(script) = super::script::plan(cell, perf)? {
+        return body_script(b, run, cell, &dir, rec, &script).await;
+    }
     let kernel = crate::guest::knob::version_of(&b.probes.uname_r);
     rec.clocksource_before = probe::clocksource(&b.ssh).await?;
     let (steps, undo) = setup::apply(&b.ssh, &cell.setup, kernel).await?;
     rec.knobs = steps.iter().filter_map(|s| s.knob.clone()).collect();
     rec.steps = steps;
-    let dir = run.cell_dir(&cell.id, rep);
-    std::fs::create_dir_all(&dir)?;
     let workload = workload(b, run, cell, &dir, rec, perf).await;
     rec.clocksource_after = probe::clocksource(&b.ssh).await.unwrap_or_default();
     let teardown = setup::teardown(&b.ssh, undo).await;
+    finish(rec, cell, workload, teardown.err())
+}
+
+/// The cell in one round trip (`run::script`).
+async fn body_script(
+    b: &Booted,
+    run: &RunDir,
+    cell: &CellSpec,
+    dir: &std::path::Path,
+    rec: &mut CellRecord,
+    script: &super::script::CellScript,
+) -> Result<()> {
+    let out = b
+        .ssh
+        .exec_with_input("sh -s", Some(script.text.as_bytes()))
+        .await?;
+    let ran = script.parse(&out.stdout).map_err(|e| {
+        let err = out.stderr.trim();
+        if err.is_empty() {
+            e
+        } else {
+            e.context(err.to_string())
+        }
+    })?;
+    rec.clocksource_before = ran.clocksource_before.clone();
+    rec.clocksource_after = ran.clocksource_after.clone();
+    let (steps, failed) = script.step_records(&ran);
+    rec.steps = steps;
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    let workload = match &ran.workload {
+        None => Ok(vec![]),
+        Some(w) => read_workload(
+            run,
+            cell,
+            dir,
+            rec,
+            Output {
+                stdout: w.output.clone(),
+                stderr: ran.workload_stderr.clone(),
+                status: Some(w.status),
+                signal: None,
+                secs: w.secs,
+            },
+        ),
+    };
+    finish(rec, cell, workload, script.teardown_error(&ran))
+}
+
+/// Metrics from the workload, derived ones, and a teardown flag.
+fn finish(
+    rec: &mut CellRecord,
+    cell: &CellSpec,
+    workload: Result<Vec<Metric>>,
+    teardown: Option<anyhow::Error>,
+) -> Result<()> {
     rec.metrics = workload?;
     bench::derive(&mut rec.metrics, cell, &mut rec.flags);
-    if let Err(e) = teardown {
+    if let Some(e) = teardown {
         rec.flags.push(format!(
             "teardown failed ({e:#}); later cells on this boot may not start clean"
         ));
@@ -133,14 +194,39 @@ async fn workload(
     rec: &mut CellRecord,
     perf: Option<&Perf>,
 ) -> Result<Vec<Metric>> {
-    match &cell.workload {
-        None => Ok(vec![]),
+    let out = match &cell.workload {
+        None => return Ok(vec![]),
         Some(Workload::Fio(def)) => {
             let cmd: Vec<String> = bench::fio::command(def)
                 .iter()
                 .map(|a| crate::util::shell_quote(a))
                 .collect();
-            let out = b.ssh.exec(&perf_wrap(perf, &cmd.join(" "))).await?;
+            b.ssh.exec(&perf_wrap(perf, &cmd.join(" "))).await?
+        }
+        Some(Workload::Command(def)) => {
+            let run = format!("sh -c {}", crate::util::shell_quote(&def.run));
+            match perf {
+                Some(_) => b.ssh.exec(&perf_wrap(perf, &run)).await?,
+                None => b.ssh.exec(&def.run).await?,
+            }
+        }
+    };
+    let mut m = read_workload(run, cell, dir, rec, out)?;
+    m.extend(perf_counts(b, perf, rec).await?);
+    Ok(m)
+}
+
+/// The workload's output kept beside the cell, and its metrics.
+fn read_workload(
+    run: &RunDir,
+    cell: &CellSpec,
+    dir: &std::path::Path,
+    rec: &mut CellRecord,
+    out: Output,
+) -> Result<Vec<Metric>> {
+    match &cell.workload {
+        None => Ok(vec![]),
+        Some(Workload::Fio(def)) => {
             let raw = dir.join("fio.json");
             crate::util::atomic_write(&raw, out.stdout.as_bytes())?;
             rec.fio_json = Some(
@@ -151,21 +237,12 @@ async fn workload(
             );
             let out = out.check("fio")?;
             let json = bench::fio::parse_output(&out.stdout).context("fio output")?;
-            let mut m = bench::fio::metrics(&json, !def.jobs.is_empty())?;
-            m.extend(perf_counts(b, perf, rec).await?);
-            Ok(m)
+            bench::fio::metrics(&json, !def.jobs.is_empty())
         }
         Some(Workload::Command(def)) => {
-            let run = format!("sh -c {}", crate::util::shell_quote(&def.run));
-            let out = match perf {
-                Some(_) => b.ssh.exec(&perf_wrap(perf, &run)).await?,
-                None => b.ssh.exec(&def.run).await?,
-            };
             crate::util::atomic_write(&dir.join("output.txt"), out.stdout.as_bytes())?;
             let out = out.check(&def.run)?;
-            let mut m = bench::command_metrics(def, &out.stdout)?;
-            m.extend(perf_counts(b, perf, rec).await?);
-            Ok(m)
+            bench::command_metrics(def, &out.stdout)
         }
     }
 }

@@ -6,6 +6,7 @@
 //! person sees is drawn from those by the UI and the report.
 
 pub mod cell;
+pub mod script;
 
 use crate::cache::Cache;
 use crate::events::Events;

@@ -306,14 +306,34 @@ fn build_one(
         cross: p.cross,
         jobs: opts.jobs,
     };
-    let config = configure(
-        &make,
-        &matrix.base,
-        &k.fragments,
-        &src.id.version,
-        events,
-        &k.id,
-    )?;
+    let stamp_path = out.join("lab-configured");
+    let stamp = config_stamp(&p);
+    let same_inputs = std::fs::read_to_string(&stamp_path).ok().as_deref() == Some(stamp.as_str());
+    let config = match std::fs::read_to_string(out.join(".config")) {
+        // Another variant of this root configured from the same inputs.
+        Ok(fin) if same_inputs => {
+            kconfig::verify(&fin, &k.fragments, &src.id.version)
+                .with_context(|| format!("kernel {} (linux {})", k.id, src.id.version))?;
+            events.phase(
+                &k.id,
+                "configured from the same inputs before: .config reused",
+            );
+            fin
+        }
+        _ => {
+            let _ = std::fs::remove_file(&stamp_path);
+            let fin = configure(
+                &make,
+                &matrix.base,
+                &k.fragments,
+                &src.id.version,
+                events,
+                &k.id,
+            )?;
+            crate::util::atomic_write(&stamp_path, stamp.as_bytes())?;
+            fin
+        }
+    };
     let config_hash = crate::util::hash_bytes(config.as_bytes());
     let configure_secs = configure_start.elapsed().as_secs_f64();
     let key = KeyBuilder::new("kernel")
@@ -679,6 +699,28 @@ impl BuildRoot {
     }
 }
 
+/// What a configure's result depends on: the build root's inputs, plus
+/// any patch that touches what kconfig reads (a Kconfig file, kconfig
+/// itself, the top Makefile's version). Variants whose patches don't
+/// touch those get the same .config, so a rebuild skips configure.
+fn config_stamp(p: &Prepared) -> String {
+    let mut kb = KeyBuilder::new("kernel-configured").field("root", &p.rootkey.0);
+    for x in &p.patches {
+        if patch::touched_files(&x.diff)
+            .iter()
+            .any(|f| kconfig_input(f))
+        {
+            kb = kb.field("patch", &x.hash);
+        }
+    }
+    kb.finish().0
+}
+
+fn kconfig_input(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.starts_with("Kconfig") || path.starts_with("scripts/kconfig/") || path == "Makefile"
+}
+
 /// Base config, merged fragments, olddefconfig, then the check that
 /// nothing asked for was dropped.
 fn configure(
@@ -759,4 +801,19 @@ pub fn read_build_id(path: &Path) -> Option<String> {
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_kconfig_inputs_make_a_variant_configure_again() {
+        assert!(kconfig_input("drivers/md/Kconfig"));
+        assert!(kconfig_input("arch/x86/Kconfig.debug"));
+        assert!(kconfig_input("scripts/kconfig/confdata.c"));
+        assert!(kconfig_input("Makefile"));
+        assert!(!kconfig_input("drivers/md/Makefile"));
+        assert!(!kconfig_input("drivers/md/dm-delay.c"));
+    }
 }

@@ -77,10 +77,10 @@ pub fn plan(cell: &CellSpec, perf: Option<&Perf>) -> Result<Option<CellScript>> 
     let token = format!("{:016x}", rand_u64());
     let q = crate::util::shell_quote;
     let mut t = format!(
-        "T={token}\nD=$(mktemp -d) || exit 97\n\
-         m() {{ printf '\\n@@%s %s\\n' \"$T\" \"$*\"; }}\n\
+        "lab_t={token}\nlab_d=$(mktemp -d) || exit 97\n\
+         m() {{ printf '\\n@@%s %s\\n' \"$lab_t\" \"$*\"; }}\n\
          now() {{ read u _ </proc/uptime; echo \"${{u%.*}}${{u#*.}}\"; }}\n\
-         run() {{ t0=$(now); sh -c \"$1\" >\"$D/o\" 2>&1; rc=$?; el=$(( $(now) - t0 )); }}\n\
+         run() {{ lab_t0=$(now); ( eval \"$1\" ) >\"$lab_d/o\" 2>&1; rc=$?; el=$(( $(now) - lab_t0 )); }}\n\
          m cs-before; cat {CLOCKSOURCE}\n"
     );
     // Undo, newest first, what steps before `upto` did.
@@ -89,29 +89,31 @@ pub fn plan(cell: &CellSpec, perf: Option<&Perf>) -> Result<Option<CellScript>> 
             .iter()
             .rev()
             .filter(|(i, _)| *i < upto)
-            .map(|(i, u)| format!("run {}; m undo {i} $rc $el; cat \"$D/o\"\n", q(u)))
+            .map(|(i, u)| format!("run {}; m undo {i} $rc $el; cat \"$lab_d/o\"\n", q(u)))
             .collect()
     };
     for (i, (_, cmd)) in steps.iter().enumerate() {
         t.push_str(&format!(
-            "run {}; m step {i} $rc $el; cat \"$D/o\"\n\
-             if [ $rc -ne 0 ]; then\n{}m end; rm -rf \"$D\"; exit 0\nfi\n",
+            "run {}; m step {i} $rc $el; cat \"$lab_d/o\"\n\
+             if [ $rc -ne 0 ]; then\n{}m end; rm -rf \"$lab_d\"; exit 0\nfi\n",
             q(cmd),
             undo_block(i)
         ));
     }
     if let Some(w) = &workload {
         t.push_str(&format!(
-            "t0=$(now); sh -c {} >\"$D/w\" 2>\"$D/we\"; wrc=$?; wel=$(( $(now) - t0 ))\n",
+            "lab_t0=$(now); ( eval {} ) >\"$lab_d/w\" 2>\"$lab_d/we\"; wrc=$?; wel=$(( $(now) - lab_t0 ))\n",
             q(w)
         ));
     }
     t.push_str(&format!("m cs-after; cat {CLOCKSOURCE}\n"));
     t.push_str(&undo_block(steps.len()));
     if workload.is_some() {
-        t.push_str("m workload $wrc $wel; cat \"$D/w\"\nm workload-stderr; cat \"$D/we\"\n");
+        t.push_str(
+            "m workload $wrc $wel; cat \"$lab_d/w\"\nm workload-stderr; cat \"$lab_d/we\"\n",
+        );
     }
-    t.push_str("m end; rm -rf \"$D\"\n");
+    t.push_str("m end; rm -rf \"$lab_d\"\n");
     Ok(Some(CellScript {
         text: t,
         token,
@@ -379,6 +381,23 @@ mod tests {
                 .to_string()
                 .contains("stopped before its end")
         );
+    }
+
+    #[test]
+    fn a_step_with_a_syntax_error_or_an_exit_fails_alone() {
+        let c = cell(
+            vec![
+                shell("lab_d=/nonexistent; exit 0", None),
+                shell("if then fi", None),
+            ],
+            "true",
+        );
+        let s = plan(&c, None).unwrap().unwrap();
+        let run = s.parse(&sh(&s)).unwrap();
+        assert_eq!(run.steps.len(), 2);
+        assert_eq!(run.steps[0].status, 0);
+        assert_eq!(run.steps[1].status, 2, "{:?}", run.steps[1]);
+        assert!(s.step_records(&run).1.is_some());
     }
 
     #[test]

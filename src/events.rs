@@ -161,28 +161,47 @@ mod tests {
 /// time line `lab run` prints at its end, so a slow first result says
 /// where its minutes went.
 #[derive(Clone, Default)]
-pub struct Timeline(Arc<std::sync::Mutex<Vec<(String, f64, bool)>>>);
+pub struct Timeline(Arc<std::sync::Mutex<TimelineState>>);
+
+#[derive(Default)]
+struct TimelineState {
+    done: Vec<(String, f64, bool)>,
+    attached: Option<std::time::Instant>,
+    /// Seconds from `attach` to the start of the cells.
+    cells_at: Option<f64>,
+}
 
 impl Timeline {
     /// `events`, with this time line listening.
     pub fn attach(&self, events: Events) -> Events {
         let t = self.clone();
+        if let Ok(mut s) = self.0.lock() {
+            s.attached = Some(std::time::Instant::now());
+        }
         events.subscribe(move |e| {
-            if let Event::Finished {
-                id, secs, cached, ..
-            } = e
-                && let Ok(mut v) = t.0.lock()
-            {
-                v.push((id.clone(), *secs, *cached));
+            let Ok(mut s) = t.0.lock() else { return };
+            match e {
+                Event::Finished {
+                    id, secs, cached, ..
+                } => s.done.push((id.clone(), *secs, *cached)),
+                Event::Started { id, .. } if id == "cells" && s.cells_at.is_none() => {
+                    s.cells_at = s.attached.map(|a| a.elapsed().as_secs_f64());
+                }
+                _ => {}
             }
         })
     }
 
-    /// `kernels 412.0 s (1 built, 1 cached), images 0.0 s (cached),
+    /// `kernels 412.0 s (1 built, 1 cached), images 31.0 s (1 built),
     /// boots and cells 118.3 s; total 530.3 s` for a run of `total`
-    /// seconds whose kernels have the ids `kernels`.
+    /// seconds whose kernels have the ids `kernels`. Images build beside
+    /// the kernels, so boots and cells are what follows both.
     pub fn line(&self, kernels: &[String], total: f64) -> String {
-        let v = self.0.lock().map(|v| v.clone()).unwrap_or_default();
+        let (v, cells_at) = self
+            .0
+            .lock()
+            .map(|s| (s.done.clone(), s.cells_at))
+            .unwrap_or_default();
         let part = |pick: &dyn Fn(&str) -> bool| {
             let xs: Vec<&(String, f64, bool)> = v.iter().filter(|(id, ..)| pick(id)).collect();
             let secs: f64 = xs.iter().map(|x| x.1).sum();
@@ -191,7 +210,7 @@ impl Timeline {
         };
         let (ks, kb, kc) = part(&|id| kernels.iter().any(|k| k == id));
         let (is, ib, ic) = part(&|id| id.starts_with("image"));
-        let rest = (total - ks - is).max(0.0);
+        let rest = (total - cells_at.unwrap_or(ks + is)).max(0.0);
         let how = |b: usize, c: usize| match (b, c) {
             (0, 0) => String::new(),
             (0, _) => " (cached)".into(),
@@ -225,5 +244,18 @@ mod timeline_tests {
             t.line(&kernels, 520.0),
             "time line: kernels 400.0 s (1 built, 1 cached), images 0.0 s (cached), boots and cells 120.0 s; total 520.0 s"
         );
+        // Once the cells start, what came before is kernels and images
+        // side by side: the rest is measured from there.
+        let t = Timeline::default();
+        let e = t.attach(Events::silent());
+        e.finished("image-x86_64", true, false, 0.05, "built");
+        e.started("cells", "cells", Some(1));
+        let line = t.line(&[], 10.0);
+        assert!(line.contains("images 0.1 s (1 built)"), "{line}");
+        let rest: f64 = line.split("boots and cells ").nth(1).unwrap()[..4]
+            .trim()
+            .parse()
+            .unwrap();
+        assert!(rest > 9.0 && rest <= 10.0, "{line}");
     }
 }

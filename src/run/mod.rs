@@ -209,8 +209,14 @@ async fn prepare(
     events: &Events,
     manifest: &mut Manifest,
 ) -> Result<Prepared> {
-    // Kernels first: a patch that does not apply should stop the run
-    // before anything boots.
+    // Images build beside the kernels: neither needs the other, and on a
+    // fresh machine mmdebstrap's downloads would otherwise wait for make.
+    let arches: BTreeSet<Arch> = plan.boots.iter().map(|b| b.arch).collect();
+    let images: Vec<_> = arches
+        .iter()
+        .map(|&arch| (arch, spawn_image(cache, matrix, plan, arch, events)))
+        .collect();
+    // Kernels before any boot: a patch that does not apply stops the run.
     let bopts = BuildOptions {
         mails: opts.mails.clone(),
         jobs: crate::util::ncpus(),
@@ -225,9 +231,24 @@ async fn prepare(
         tokio::task::spawn_blocking(move || crate::kernel::build_all(&c, &m, &k, &bopts, &e))
             .await?
     };
+    let mut built_images = BTreeMap::new();
+    let mut image_error = None;
+    for (arch, task) in images {
+        match task.await? {
+            Ok(img) => {
+                built_images.insert(arch, img);
+            }
+            Err(e) => {
+                image_error.get_or_insert(e.context(format!("guest image {arch}")));
+            }
+        }
+    }
     crate::interrupt::check()?;
     if let Some((id, e)) = failed.into_iter().next() {
         return Err(e.context(format!("kernel {id}")));
+    }
+    if let Some(e) = image_error {
+        return Err(e);
     }
     let kernels: BTreeMap<String, KernelBuild> =
         built.into_iter().map(|b| (b.kernel.clone(), b)).collect();
@@ -236,29 +257,7 @@ async fn prepare(
     let keys = boot::instance_keys(cache)?;
     let mut initrd = BTreeMap::new();
     let mut accel = BTreeMap::new();
-    let arches: BTreeSet<Arch> = plan.boots.iter().map(|b| b.arch).collect();
-    for arch in arches {
-        let img = {
-            let (c, e) = (cache.clone(), events.clone());
-            // `image: {extras: [...]}` (or `perf:`) is a separate cached image.
-            let extras = matrix.image_extras.clone();
-            // A cell naming an ioengine whose library is stubbed gets it back.
-            let engines: BTreeSet<String> = plan
-                .cells
-                .iter()
-                .filter_map(|c| c.workload.as_ref())
-                .flat_map(crate::bench::fio::engines)
-                .collect();
-            tokio::task::spawn_blocking(move || {
-                let names: Vec<&str> = extras.iter().map(String::as_str).collect();
-                let engines: Vec<String> = engines.into_iter().collect();
-                let recipe = crate::image::recipe::default_recipe()
-                    .with_extras(&names)?
-                    .for_engines(&engines);
-                crate::image::build_recipe(&c, arch, &recipe, false, &e)
-            })
-            .await??
-        };
+    for (arch, img) in built_images {
         manifest.images.insert(
             arch.to_string(),
             ImageInfo {
@@ -287,6 +286,34 @@ async fn prepare(
         initrd,
         accel,
         keys,
+    })
+}
+
+/// The arch's guest image, built on a blocking thread. `image: {extras}`
+/// (or `perf:`) is a separate cached image, and a cell naming an
+/// ioengine whose library is stubbed gets the real one back.
+fn spawn_image(
+    cache: &Cache,
+    matrix: &Matrix,
+    plan: &Plan,
+    arch: Arch,
+    events: &Events,
+) -> tokio::task::JoinHandle<Result<crate::image::ImageBuild>> {
+    let (c, e) = (cache.clone(), events.clone());
+    let extras = matrix.image_extras.clone();
+    let engines: BTreeSet<String> = plan
+        .cells
+        .iter()
+        .filter_map(|c| c.workload.as_ref())
+        .flat_map(crate::bench::fio::engines)
+        .collect();
+    tokio::task::spawn_blocking(move || {
+        let names: Vec<&str> = extras.iter().map(String::as_str).collect();
+        let engines: Vec<String> = engines.into_iter().collect();
+        let recipe = crate::image::recipe::default_recipe()
+            .with_extras(&names)?
+            .for_engines(&engines);
+        crate::image::build_recipe(&c, arch, &recipe, false, &e)
     })
 }
 

@@ -48,6 +48,13 @@ fn small_matrix_builds_before_and_after_then_hits_the_cache() {
         "the patched build recompiled {} objects",
         after.objects
     );
+    // The patch touches no Kconfig, so the rebuild reuses the root's
+    // .config: its configure phase is a check, not a kconfig run. (An
+    // entry built before phases were kept has none.)
+    if after.phases.compile > 0.0 {
+        assert!(after.phases.configure < 1.0, "{:?}", after.phases);
+        assert!(before.phases.configure > after.phases.configure);
+    }
     assert_ne!(before.key, after.key);
     assert_eq!(
         before.config_hash, after.config_hash,

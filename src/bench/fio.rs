@@ -60,6 +60,15 @@ pub fn command(def: &FioDef) -> Vec<String> {
     a
 }
 
+/// `command` as one shell command line, every word quoted.
+pub fn command_line(def: &FioDef) -> String {
+    command(def)
+        .iter()
+        .map(|a| crate::util::shell_quote(a))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// `--key=value`, or `--key` for a flag (an empty value).
 fn push_options(
     a: &mut Vec<String>,

@@ -199,12 +199,11 @@ pub fn compiler(arch: Arch) -> String {
 }
 
 /// The compiler's version line, part of the image key: another gcc
-/// may lay the stub out differently.
+/// may lay the stub out differently. The kernel build's own check, so a
+/// missing cross compiler names its Debian package here too.
 pub fn compiler_version(arch: Arch) -> Result<String> {
-    let cc = compiler(arch);
-    let out = crate::util::run_output(Command::new(&cc).arg("--version"))
-        .with_context(|| format!("{cc}: needed to build the image's stub libraries"))?;
-    Ok(out.lines().next().unwrap_or("").trim().to_string())
+    crate::kernel::build::compiler_version(arch.cross_compile(Arch::host()))
+        .context("the C compiler that builds the image's stub libraries")
 }
 
 /// Compile a stub. Stripped and without a build-id, so the same

@@ -752,7 +752,7 @@ fn configure(
 }
 
 /// `gcc --version`'s first line; a missing cross compiler names its package.
-fn compiler_version(cross: Option<(&'static str, &'static str)>) -> Result<String> {
+pub fn compiler_version(cross: Option<(&'static str, &'static str)>) -> Result<String> {
     let (prefix, pkg) = cross.unwrap_or(("", "build-essential"));
     let gcc = format!("{prefix}gcc");
     if crate::util::which(&gcc).is_none() {

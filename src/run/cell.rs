@@ -197,11 +197,9 @@ async fn workload(
     let out = match &cell.workload {
         None => return Ok(vec![]),
         Some(Workload::Fio(def)) => {
-            let cmd: Vec<String> = bench::fio::command(def)
-                .iter()
-                .map(|a| crate::util::shell_quote(a))
-                .collect();
-            b.ssh.exec(&perf_wrap(perf, &cmd.join(" "))).await?
+            b.ssh
+                .exec(&perf_wrap(perf, &bench::fio::command_line(def)))
+                .await?
         }
         Some(Workload::Command(def)) => {
             let run = format!("sh -c {}", crate::util::shell_quote(&def.run));

@@ -65,13 +65,7 @@ pub fn plan(cell: &CellSpec, perf: Option<&Perf>) -> Result<Option<CellScript>> 
     }
     let workload = match &cell.workload {
         None => None,
-        Some(Workload::Fio(def)) => Some(
-            crate::bench::fio::command(def)
-                .iter()
-                .map(|a| crate::util::shell_quote(a))
-                .collect::<Vec<_>>()
-                .join(" "),
-        ),
+        Some(Workload::Fio(def)) => Some(crate::bench::fio::command_line(def)),
         Some(Workload::Command(c)) => Some(c.run.clone()),
     };
     let token = format!("{:016x}", rand_u64());

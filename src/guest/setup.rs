@@ -79,25 +79,43 @@ pub fn dm_commands(d: &DmDef) -> Result<(String, String)> {
         (None, None) => bail!("dm {name}: needs a target or a table"),
     };
     let (qn, node) = (q(name), q(&format!("/dev/mapper/{name}")));
+    let mut size = String::new();
     let table = match (&d.table, &d.sectors, &d.device) {
         (Some(_), _, _) => q(&body),
         (None, Some(s), _) => q(&format!("0 {s} {body}")),
         (None, None, Some(dev)) => {
-            format!(
-                "\"0 $(blockdev --getsz {})\"{}",
-                q(dev),
-                q(&format!(" {body}"))
-            )
+            size = sectors_of(dev);
+            format!("\"0 $lab_sz\"{}", q(&format!(" {body}")))
         }
         (None, None, None) => q(&format!("0 2097152 {body}")),
     };
+    // With DM_DISABLE_UDEV=1 dmsetup makes the node itself; `mknodes`
+    // (one more dmsetup start, 50 ms under TCG) only if it did not.
     let create = format!(
-        "export DM_DISABLE_UDEV=1; dmsetup create {qn} --table {table} && dmsetup mknodes {qn} && test -b {node}"
+        "export DM_DISABLE_UDEV=1; {size}dmsetup create {qn} --table {table} && {{ test -b {node} || dmsetup mknodes {qn}; }} && test -b {node}"
     );
     Ok((
         create,
         format!("export DM_DISABLE_UDEV=1; dmsetup remove {qn}"),
     ))
+}
+
+/// Shell that sets `lab_sz` to a device's size in 512-byte sectors, as
+/// `blockdev --getsz` gives it: from sysfs with the shell's own `read`
+/// where the device has a /sys/class/block entry (no program to start),
+/// else from blockdev (a dm device's node is named after its dm-N).
+fn sectors_of(dev: &str) -> String {
+    let sys = dev
+        .strip_prefix("/dev/")
+        .filter(|n| !n.is_empty() && !n.contains('/'))
+        .map(|n| {
+            format!(
+                "{{ read lab_sz <{}; }} 2>/dev/null || ",
+                q(&format!("/sys/class/block/{n}/size"))
+            )
+        })
+        .unwrap_or_default();
+    format!("{sys}lab_sz=$(blockdev --getsz {}) || exit 1; ", q(dev))
 }
 
 /// The one quoting helper for commands built here.
@@ -299,16 +317,46 @@ mod tests {
     fn delay_tables_carry_separate_read_and_write_delays_and_make_the_node() {
         let (c, r) = dm_commands(&dm(Some("delay"))).unwrap();
         assert!(
-            c.contains("--table \"0 $(blockdev --getsz /dev/nullb0)\"' delay /dev/nullb0 0 1 /dev/nullb0 0 5'"),
+            c.contains("{ read lab_sz </sys/class/block/nullb0/size; } 2>/dev/null || lab_sz=$(blockdev --getsz /dev/nullb0) || exit 1; ")
+                && c.contains("--table \"0 $lab_sz\"' delay /dev/nullb0 0 1 /dev/nullb0 0 5'"),
             "{c}"
         );
         assert!(
             c.contains("DM_DISABLE_UDEV=1")
-                && c.contains("dmsetup mknodes delayed")
-                && c.contains("test -b /dev/mapper/delayed"),
+                && c.contains("{ test -b /dev/mapper/delayed || dmsetup mknodes delayed; }")
+                && c.ends_with("&& test -b /dev/mapper/delayed"),
             "{c}"
         );
         assert!(r.ends_with("dmsetup remove delayed"));
+    }
+
+    #[test]
+    fn a_device_size_is_read_from_sysfs_or_else_from_blockdev() {
+        let sh = |snippet: String| {
+            std::process::Command::new("sh")
+                .arg("-c")
+                .arg(snippet + "echo \"$lab_sz\"")
+                .output()
+                .unwrap()
+        };
+        // Any block device the host has: its sysfs size, no blockdev.
+        let dev = std::fs::read_dir("/sys/class/block")
+            .ok()
+            .and_then(|mut d| d.next())
+            .and_then(|e| e.ok());
+        if let Some(e) = dev {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let want = std::fs::read_to_string(e.path().join("size")).unwrap();
+            let out = sh(sectors_of(&format!("/dev/{name}")));
+            assert_eq!(String::from_utf8_lossy(&out.stdout), want);
+        }
+        // No sysfs entry: blockdev is asked, and its failure fails the step.
+        let s = sectors_of("/dev/mapper/lab-no-such");
+        assert!(
+            s.starts_with("lab_sz=$(blockdev --getsz /dev/mapper/lab-no-such)"),
+            "{s}"
+        );
+        assert!(!sh(sectors_of("/dev/lab-no-such")).status.success());
     }
 
     #[test]

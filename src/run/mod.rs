@@ -581,6 +581,14 @@ fn verify_boot(b: Booted, k: &KernelBuild) -> Result<Booted> {
             k.kernel
         );
     }
+    if let (Some(want), Some(got)) = (k.hz, b.probes.hz_measured)
+        && want != got
+    {
+        bail!(
+            "the guest's jiffies advanced at {got} Hz, but {} was built with HZ={want}",
+            k.kernel
+        );
+    }
     Ok(b)
 }
 

@@ -565,31 +565,34 @@ impl<P: Fn(&str, u32) -> bool> BootCtx<'_, P> {
 
 /// The guest must run the kernel lab built: same build id, same HZ.
 fn verify_boot(b: Booted, k: &KernelBuild) -> Result<Booted> {
-    if let (Some(want), Some(got)) = (&k.build_id, &b.probes.build_id)
-        && want != got
-    {
-        bail!(
-            "the guest runs build id {got}, but lab built {want} for {}",
-            k.kernel
-        );
-    }
-    if let (Some(want), Some(got)) = (k.hz, b.probes.hz_config)
-        && want != got
-    {
-        bail!(
-            "the guest reports CONFIG_HZ={got}, but {} was built with HZ={want}",
-            k.kernel
-        );
-    }
-    if let (Some(want), Some(got)) = (k.hz, b.probes.hz_measured)
-        && want != got
-    {
-        bail!(
-            "the guest's jiffies advanced at {got} Hz, but {} was built with HZ={want}",
-            k.kernel
-        );
-    }
+    check_probes(&b.probes, &k.kernel, k.build_id.as_deref(), k.hz)?;
     Ok(b)
+}
+
+/// What the guest said about itself against what lab built: the build
+/// id, the HZ its config says and the HZ its jiffies ran at.
+fn check_probes(
+    p: &crate::guest::probe::Probes,
+    kernel: &str,
+    build_id: Option<&str>,
+    hz: Option<u32>,
+) -> Result<()> {
+    if let (Some(want), Some(got)) = (build_id, &p.build_id)
+        && want != got
+    {
+        bail!("the guest runs build id {got}, but lab built {want} for {kernel}");
+    }
+    if let (Some(want), Some(got)) = (hz, p.hz_config)
+        && want != got
+    {
+        bail!("the guest reports CONFIG_HZ={got}, but {kernel} was built with HZ={want}");
+    }
+    if let (Some(want), Some(got)) = (hz, p.hz_measured)
+        && want != got
+    {
+        bail!("the guest's jiffies advanced at {got} Hz, but {kernel} was built with HZ={want}");
+    }
+    Ok(())
 }
 
 fn summary(r: &crate::results::CellRecord) -> String {
@@ -639,4 +642,27 @@ fn summary_line(r: &crate::results::CellRecord) -> String {
 
 fn first_line(s: &str) -> String {
     s.lines().next().unwrap_or("").to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_guest_whose_ticks_ran_at_another_hz_is_refused() {
+        let mut p = crate::guest::probe::Probes {
+            build_id: Some("ab".into()),
+            hz_config: Some(100),
+            hz_measured: Some(100),
+            ..Default::default()
+        };
+        assert!(check_probes(&p, "k", Some("ab"), Some(100)).is_ok());
+        p.hz_measured = Some(250);
+        let e = check_probes(&p, "k", Some("ab"), Some(100)).unwrap_err();
+        assert!(e.to_string().contains("jiffies advanced at 250 Hz"), "{e}");
+        p.hz_measured = None;
+        assert!(check_probes(&p, "k", Some("ab"), Some(100)).is_ok());
+        let e = check_probes(&p, "k", Some("cd"), Some(100)).unwrap_err();
+        assert!(e.to_string().contains("build id ab"), "{e}");
+    }
 }

@@ -244,6 +244,19 @@ pub fn parse_percent(s: &str) -> Result<f64> {
     }
 }
 
+/// Enough randomness for a frame token: the clock, the process id and a
+/// counter (two tokens made in one nanosecond still differ).
+pub fn random_u64() -> u64 {
+    static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0);
+    let seq = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let h = blake3::hash(format!("{nanos} {} {seq}", std::process::id()).as_bytes());
+    u64::from_le_bytes(h.as_bytes()[..8].try_into().expect("8 bytes"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,4 +5,5 @@ pub mod keys;
 pub mod knob;
 pub mod probe;
 pub mod setup;
+pub mod shell;
 pub mod ssh;

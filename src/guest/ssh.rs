@@ -75,6 +75,8 @@ const KEEPALIVE_MAX: usize = 4;
 
 pub struct Session {
     handle: client::Handle<Pin>,
+    /// Opened at the first script; gone again if a script ends it.
+    shell: tokio::sync::Mutex<Option<super::shell::Shell>>,
 }
 
 /// Why a connection attempt failed: worth retrying, or final.
@@ -130,7 +132,33 @@ impl Session {
                 "the guest refused lab's client key for root"
             )));
         }
-        Ok(Session { handle })
+        Ok(Session {
+            handle,
+            shell: tokio::sync::Mutex::new(None),
+        })
+    }
+
+    /// Run a script in the boot's long-lived guest shell (`shell`).
+    pub async fn script(&self, script: &str) -> Result<Output> {
+        let mut slot = self.shell.lock().await;
+        if slot.as_ref().is_none_or(|s| s.busy) {
+            let ch = self
+                .handle
+                .channel_open_session()
+                .await
+                .context("opening an SSH channel")?;
+            ch.exec(true, "exec sh").await.context("SSH exec")?;
+            let token = format!("{:016x}", crate::util::random_u64());
+            *slot = Some(super::shell::Shell::new(ch, token));
+        }
+        let shell = slot.as_mut().expect("opened above");
+        let out = shell.run(script).await;
+        if out.is_err() {
+            // The next script gets a new shell, or the same error if the
+            // connection is gone.
+            *slot = None;
+        }
+        out
     }
 
     /// Run a shell command and collect everything it says.

@@ -131,15 +131,7 @@ async fn body_script(
     rec: &mut CellRecord,
     script: &super::script::CellScript,
 ) -> Result<()> {
-    // As the exec command it saves a shell's start; dropbear takes
-    // commands of up to 9000 bytes, so a longer script goes as input.
-    let out = if script.text.len() < 8000 {
-        b.ssh.exec(&script.text).await?
-    } else {
-        b.ssh
-            .exec_with_input("sh -s", Some(script.text.as_bytes()))
-            .await?
-    };
+    let out = b.ssh.script(&script.text).await?;
     let ran = script.parse(&out.stdout, &out.stderr).map_err(|e| {
         let err = out.stderr.trim();
         if err.is_empty() {

@@ -157,8 +157,21 @@ impl Session {
             // The next script gets a new shell, or the same error if the
             // connection is gone.
             *slot = None;
+            if let Some(e) = self.lost("a cell script") {
+                return Err(e);
+            }
         }
         out
+    }
+
+    /// The error for a connection that keepalives found dead, if it is.
+    fn lost(&self, running: &str) -> Option<anyhow::Error> {
+        self.handle.is_closed().then(|| {
+            anyhow::anyhow!(
+                "lost the connection to the guest: it answered no SSH keepalive for {} s while running {running}",
+                KEEPALIVE_SECS * (KEEPALIVE_MAX as u64 + 1),
+            )
+        })
     }
 
     /// Run a shell command and collect everything it says.
@@ -191,12 +204,11 @@ impl Session {
                 _ => {}
             }
         }
-        if status.is_none() && signal.is_none() && self.handle.is_closed() {
-            anyhow::bail!(
-                "lost the connection to the guest: it answered no SSH keepalive for {} s while running `{}`",
-                KEEPALIVE_SECS * (KEEPALIVE_MAX as u64 + 1),
-                crate::util::prefix(command, 80)
-            );
+        if status.is_none()
+            && signal.is_none()
+            && let Some(e) = self.lost(&format!("`{}`", crate::util::prefix(command, 80)))
+        {
+            return Err(e);
         }
         Ok(Output {
             stdout: String::from_utf8_lossy(&out).into_owned(),

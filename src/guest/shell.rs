@@ -77,10 +77,13 @@ pub fn wrap(script: &str, token: &str) -> String {
 
 /// The exit status, stdout and stderr once both markers have come.
 fn finished<'a>(out: &'a [u8], err: &'a [u8], token: &str) -> Option<(u32, &'a [u8], &'a [u8])> {
-    let o = String::from_utf8_lossy(out);
+    // On bytes: a command's output need not be UTF-8.
     let mark = format!("\n@@{token}-done ");
-    let at = o.rfind(&mark)?;
-    let status = o[at + mark.len()..].strip_suffix('\n')?.parse().ok()?;
+    let at = out
+        .windows(mark.len())
+        .rposition(|w| w == mark.as_bytes())?;
+    let tail = out[at + mark.len()..].strip_suffix(b"\n")?;
+    let status = std::str::from_utf8(tail).ok()?.parse().ok()?;
     let emark = format!("\n@@{token}-done\n");
     let e = err.strip_suffix(emark.as_bytes())?;
     Some((status, &out[..at], e))
@@ -143,5 +146,8 @@ mod tests {
         assert!(finished(b"@@tok-done 0\n", b"\n@@tok-done\n", t).is_none());
         let (s, o, e) = finished(b"x\n\n@@tok-done 7\n", b"w\n@@tok-done\n", t).unwrap();
         assert_eq!((s, o, e), (7, &b"x\n"[..], &b"w"[..]));
+        // Output that is not UTF-8 is cut at the same byte.
+        let (_, o, _) = finished(b"\xff\xfe\n@@tok-done 0\n", b"\n@@tok-done\n", t).unwrap();
+        assert_eq!(o, b"\xff\xfe");
     }
 }

@@ -244,9 +244,10 @@ pub fn parse_percent(s: &str) -> Result<f64> {
     }
 }
 
-/// Enough randomness for a frame token: the clock, the process id and a
-/// counter (two tokens made in one nanosecond still differ).
-pub fn random_u64() -> u64 {
+/// A token for framing guest output, 16 hex digits: enough randomness
+/// from the clock, the process id and a counter (two tokens made in one
+/// nanosecond still differ).
+pub fn random_token() -> String {
     static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -254,7 +255,7 @@ pub fn random_u64() -> u64 {
         .unwrap_or(0);
     let seq = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let h = blake3::hash(format!("{nanos} {} {seq}", std::process::id()).as_bytes());
-    u64::from_le_bytes(h.as_bytes()[..8].try_into().expect("8 bytes"))
+    h.to_hex()[..16].to_string()
 }
 
 #[cfg(test)]

@@ -77,11 +77,14 @@ pub fn wrap(script: &str, token: &str) -> String {
 
 /// The exit status, stdout and stderr once both markers have come.
 fn finished<'a>(out: &'a [u8], err: &'a [u8], token: &str) -> Option<(u32, &'a [u8], &'a [u8])> {
-    // On bytes: a command's output need not be UTF-8.
+    // On bytes: a command's output need not be UTF-8. The marker is the
+    // last line, so only the tail is searched (this runs at every chunk).
     let mark = format!("\n@@{token}-done ");
-    let at = out
-        .windows(mark.len())
-        .rposition(|w| w == mark.as_bytes())?;
+    let from = out.len().saturating_sub(mark.len() + 12);
+    let at = from
+        + out[from..]
+            .windows(mark.len())
+            .rposition(|w| w == mark.as_bytes())?;
     let tail = out[at + mark.len()..].strip_suffix(b"\n")?;
     let status = std::str::from_utf8(tail).ok()?.parse().ok()?;
     let emark = format!("\n@@{token}-done\n");
@@ -149,5 +152,10 @@ mod tests {
         // Output that is not UTF-8 is cut at the same byte.
         let (_, o, _) = finished(b"\xff\xfe\n@@tok-done 0\n", b"\n@@tok-done\n", t).unwrap();
         assert_eq!(o, b"\xff\xfe");
+        // A long output: the marker is found at its end.
+        let mut long = vec![b'x'; 100_000];
+        long.extend_from_slice(b"\n@@tok-done 255\n");
+        let (s, o, _) = finished(&long, b"\n@@tok-done\n", t).unwrap();
+        assert_eq!((s, o.len()), (255, 100_000));
     }
 }

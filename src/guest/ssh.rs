@@ -148,8 +148,7 @@ impl Session {
                 .await
                 .context("opening an SSH channel")?;
             ch.exec(true, "exec sh").await.context("SSH exec")?;
-            let token = format!("{:016x}", crate::util::random_u64());
-            *slot = Some(super::shell::Shell::new(ch, token));
+            *slot = Some(super::shell::Shell::new(ch, crate::util::random_token()));
         }
         let shell = slot.as_mut().expect("opened above");
         let out = shell.run(script).await;

@@ -70,7 +70,7 @@ pub fn plan(cell: &CellSpec, perf: Option<&Perf>) -> Result<Option<CellScript>> 
         Some(Workload::Fio(def)) => Some(crate::bench::fio::command_line(def)),
         Some(Workload::Command(c)) => Some(c.run.clone()),
     };
-    let token = format!("{:016x}", crate::util::random_u64());
+    let token = crate::util::random_token();
     let q = crate::util::shell_quote;
     // Builtins only between commands: each program started costs 5 to
     // 50 ms under TCG, and the clock is read with `read`, not `$(...)`.

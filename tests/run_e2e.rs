@@ -85,6 +85,9 @@ fn dm_delay_one_ms_before_and_after_the_patch() {
             p.clocksource
         );
         assert_eq!(p.hz_config, Some(100));
+        assert_eq!(p.hz_measured, Some(100));
+        // What fio printed in the boot's first cell.
+        assert_eq!(p.fio_version.as_deref(), Some("fio-3.33"));
         assert!(
             b.qemu_version.starts_with(|c: char| c.is_ascii_digit()),
             "{}",

@@ -124,7 +124,7 @@ async fn body(
 
 /// The cell in one round trip (`run::script`).
 async fn body_script(
-    b: &Booted,
+    b: &mut Booted,
     run: &RunDir,
     cell: &CellSpec,
     dir: &std::path::Path,
@@ -161,6 +161,7 @@ async fn body_script(
                 signal: None,
                 secs: w.secs,
             },
+            &mut b.probes.fio_version,
         ),
     };
     finish(rec, cell, workload, script.teardown_error(&ran))
@@ -184,7 +185,7 @@ fn finish(
 }
 
 async fn workload(
-    b: &Booted,
+    b: &mut Booted,
     run: &RunDir,
     cell: &CellSpec,
     dir: &std::path::Path,
@@ -206,18 +207,20 @@ async fn workload(
             }
         }
     };
-    let mut m = read_workload(run, cell, dir, rec, out)?;
+    let mut m = read_workload(run, cell, dir, rec, out, &mut b.probes.fio_version)?;
     m.extend(perf_counts(b, perf, rec).await?);
     Ok(m)
 }
 
-/// The workload's output kept beside the cell, and its metrics.
+/// The workload's output kept beside the cell, and its metrics. The
+/// boot's fio version is the one the first fio run printed.
 fn read_workload(
     run: &RunDir,
     cell: &CellSpec,
     dir: &std::path::Path,
     rec: &mut CellRecord,
     out: Output,
+    fio_version: &mut Option<String>,
 ) -> Result<Vec<Metric>> {
     match &cell.workload {
         None => Ok(vec![]),
@@ -232,6 +235,9 @@ fn read_workload(
             );
             let out = out.check("fio")?;
             let json = bench::fio::parse_output(&out.stdout).context("fio output")?;
+            if fio_version.is_none() {
+                *fio_version = bench::fio::version(&json);
+            }
             bench::fio::metrics(&json, !def.jobs.is_empty())
         }
         Some(Workload::Command(def)) => {

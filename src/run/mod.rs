@@ -454,6 +454,8 @@ impl<P: Fn(&str, u32) -> bool> BootCtx<'_, P> {
         }
         booted.vm.console.scan();
         record.clock_events = booted.vm.console.clock_lines.clone();
+        // The cells filled in the fio version.
+        record.probes = Some(booted.probes.clone());
         let ending = booted.shutdown().await;
         record.ending = Some(ending.how);
         self.push_boot(record)

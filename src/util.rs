@@ -199,6 +199,12 @@ pub fn now_rfc3339() -> String {
     rfc3339(std::time::SystemTime::now())
 }
 
+/// UTC to the millisecond: when a boot or a cell started, so the time
+/// between them can be told (`scripts/bench-run`).
+pub fn now_rfc3339_ms() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
 /// UTC, to the second: how lab writes times.
 pub fn rfc3339(t: std::time::SystemTime) -> String {
     chrono::DateTime::<chrono::Utc>::from(t).to_rfc3339_opts(chrono::SecondsFormat::Secs, true)

@@ -64,6 +64,7 @@ fn run_shard(root: &Path, m: &Matrix, plan: &Plan, filter: Option<&str>, arg: &s
                 flags: vec![],
                 contention: None,
                 contended_attempts: vec![],
+                guest_secs: None,
                 perf: vec![],
             })
             .unwrap();

@@ -117,6 +117,7 @@ mod tests {
             perf: vec![],
             contention: None,
             contended_attempts: vec![],
+            guest_secs: None,
         }
     }
 

@@ -285,6 +285,7 @@ pub fn dm_delay(
                 flags: vec![],
                 contention: None,
                 contended_attempts: vec![],
+                guest_secs: None,
                 perf: vec![],
             });
         }

@@ -599,6 +599,7 @@ mod tests {
             flags: vec![],
             contention: None,
             contended_attempts: vec![],
+            guest_secs: None,
             perf: vec![],
         }
     }

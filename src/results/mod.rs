@@ -180,6 +180,22 @@ pub struct CellRecord {
     /// What perf said about each event, counted or not (`perf:`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub perf: Vec<crate::bench::perf::PerfCount>,
+    /// Where the cell's time went in the guest, when it ran as one script.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guest_secs: Option<GuestSecs>,
+}
+
+/// A cell's parts timed by the guest's own clock (/proc/uptime, to the
+/// centisecond): what a cell costs beyond its workload's I/O, e.g. fio's
+/// start and dm's create and remove (`scripts/bench-run`).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct GuestSecs {
+    /// The setup steps, together.
+    pub setup: f64,
+    /// The workload, from its start to its exit.
+    pub workload: f64,
+    /// The undos, together.
+    pub teardown: f64,
 }
 
 /// One line of records.jsonl.

@@ -28,6 +28,7 @@ fn cell(id: &str, rep: u32, status: CellStatus, value: f64) -> CellRecord {
         flags: vec![],
         contention: None,
         contended_attempts: vec![],
+        guest_secs: None,
         perf: vec![],
     }
 }

@@ -28,7 +28,7 @@ pub fn blank_record(cell: &CellSpec, rep: u32) -> CellRecord {
         axes: cell.axes.clone(),
         status: CellStatus::Failed,
         error: None,
-        started: crate::util::now_rfc3339(),
+        started: crate::util::now_rfc3339_ms(),
         secs: 0.0,
         host_load: crate::results::host::load_average(),
         host_cores: crate::util::ncpus(),
@@ -41,6 +41,7 @@ pub fn blank_record(cell: &CellSpec, rep: u32) -> CellRecord {
         flags: vec![],
         contention: None,
         contended_attempts: vec![],
+        guest_secs: None,
         perf: vec![],
     }
 }
@@ -142,6 +143,11 @@ async fn body_script(
     })?;
     rec.clocksource_before = ran.clocksource_before.clone();
     rec.clocksource_after = ran.clocksource_after.clone();
+    rec.guest_secs = Some(crate::results::GuestSecs {
+        setup: ran.steps.iter().map(|r| r.secs).sum(),
+        workload: ran.workload.as_ref().map_or(0.0, |w| w.secs),
+        teardown: ran.undos.iter().map(|(_, r)| r.secs).sum(),
+    });
     let (steps, failed) = script.step_records(&ran);
     rec.steps = steps;
     if let Some(e) = failed {

@@ -383,7 +383,7 @@ impl<P: Fn(&str, u32) -> bool> BootCtx<'_, P> {
                 .to_string(),
             probes: None,
             ready_secs: None,
-            started: crate::util::now_rfc3339(),
+            started: crate::util::now_rfc3339_ms(),
             ending: None,
             error: None,
             clock_events: vec![],

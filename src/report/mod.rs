@@ -23,6 +23,8 @@ mod flags;
 mod html;
 mod junit;
 pub mod knobs;
+mod layout;
+mod lines;
 mod numbers;
 mod plot;
 mod reply;

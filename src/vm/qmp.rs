@@ -80,6 +80,8 @@ impl Qmp {
             .to_string())
     }
 
+    /// QEMU's version as `qemu --version` puts it: `7.2.22 (Debian
+    /// 1:7.2+dfsg-7)`, the distribution's package in parentheses.
     pub async fn version(&self) -> Result<String> {
         let v = tokio::time::timeout(
             Duration::from_secs(5),
@@ -87,9 +89,9 @@ impl Qmp {
         )
         .await
         .context("query-version timed out")??;
-        Ok(format!(
-            "{}.{}.{}{}",
-            v.qemu.major, v.qemu.minor, v.qemu.micro, v.package
+        Ok(version_string(
+            [v.qemu.major, v.qemu.minor, v.qemu.micro],
+            &v.package,
         ))
     }
 
@@ -134,4 +136,25 @@ fn event_name(e: &qapi::qmp::Event) -> String {
                 .unwrap_or("event")
                 .to_string()
         })
+}
+
+fn version_string([major, minor, micro]: [i64; 3], package: &str) -> String {
+    match package.trim() {
+        "" => format!("{major}.{minor}.{micro}"),
+        p => format!("{major}.{minor}.{micro} ({p})"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::version_string;
+
+    #[test]
+    fn the_package_is_set_apart_from_the_version() {
+        assert_eq!(
+            version_string([7, 2, 22], "Debian 1:7.2+dfsg-7+deb12u18+b3"),
+            "7.2.22 (Debian 1:7.2+dfsg-7+deb12u18+b3)"
+        );
+        assert_eq!(version_string([9, 2, 0], " "), "9.2.0");
+    }
 }

@@ -89,14 +89,14 @@ pub fn parse(text: &str) -> Result<Probes> {
 
 /// CPUs in a sysfs list such as `0`, `0-3` or `0-1,4`.
 fn count_cpus(list: &str) -> Option<u32> {
-    let mut n = 0;
+    let mut n: u64 = 0;
     for part in list.split(',').filter(|p| !p.is_empty()) {
         n += match part.split_once('-') {
-            Some((a, b)) => b.parse::<u32>().ok()?.checked_sub(a.parse().ok()?)? + 1,
+            Some((a, b)) => b.parse::<u64>().ok()?.checked_sub(a.parse().ok()?)? + 1,
             None => part.parse::<u32>().map(|_| 1).ok()?,
         };
     }
-    (n > 0).then_some(n)
+    u32::try_from(n).ok().filter(|n| *n > 0)
 }
 
 /// The HZ the kernel's tick ran at, from one read of /proc/timer_list:
@@ -254,6 +254,7 @@ mod tests {
         assert_eq!(count_cpus(""), None);
         assert_eq!(count_cpus("3-1"), None);
         assert_eq!(count_cpus("x"), None);
+        assert_eq!(count_cpus("0-4294967295"), None);
     }
 
     #[test]

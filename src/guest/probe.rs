@@ -91,10 +91,15 @@ pub fn parse(text: &str) -> Result<Probes> {
 fn count_cpus(list: &str) -> Option<u32> {
     let mut n: u64 = 0;
     for part in list.split(',').filter(|p| !p.is_empty()) {
-        n += match part.split_once('-') {
-            Some((a, b)) => b.parse::<u64>().ok()?.checked_sub(a.parse().ok()?)? + 1,
-            None => part.parse::<u32>().map(|_| 1).ok()?,
+        let here = match part.split_once('-') {
+            Some((a, b)) => b
+                .parse::<u64>()
+                .ok()?
+                .checked_sub(a.parse().ok()?)?
+                .checked_add(1)?,
+            None => part.parse::<u64>().map(|_| 1).ok()?,
         };
+        n = n.checked_add(here)?;
     }
     u32::try_from(n).ok().filter(|n| *n > 0)
 }
@@ -255,6 +260,7 @@ mod tests {
         assert_eq!(count_cpus("3-1"), None);
         assert_eq!(count_cpus("x"), None);
         assert_eq!(count_cpus("0-4294967295"), None);
+        assert_eq!(count_cpus("0-18446744073709551615"), None);
     }
 
     #[test]

@@ -406,7 +406,6 @@ impl<P: Fn(&str, u32) -> bool> BootCtx<'_, P> {
         record.qemu_version = booted.vm.qemu_version.clone();
         record.qemu_command = booted.vm.command.clone();
         record.ready_secs = Some(booted.ready_secs);
-        record.probes = Some(booted.probes.clone());
         self.events.finished(
             &ev,
             true,
@@ -454,7 +453,7 @@ impl<P: Fn(&str, u32) -> bool> BootCtx<'_, P> {
         }
         booted.vm.console.scan();
         record.clock_events = booted.vm.console.clock_lines.clone();
-        // The cells filled in the fio version.
+        // Taken after the cells: they fill in the fio version.
         record.probes = Some(booted.probes.clone());
         let ending = booted.shutdown().await;
         record.ending = Some(ending.how);

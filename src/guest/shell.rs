@@ -1,4 +1,5 @@
-//! One shell kept open in the guest for a boot's cell scripts.
+//! One shell kept open in the guest for a boot's scripts: its probe and
+//! its cells.
 //!
 //! A command on a new channel costs about 80 ms under TCG: dropbear
 //! forks, a shell starts, and the channel is opened and closed. A script

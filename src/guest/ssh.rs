@@ -138,7 +138,8 @@ impl Session {
         })
     }
 
-    /// Run a script in the boot's long-lived guest shell (`shell`).
+    /// Run a script (the boot probe, a cell) in the boot's long-lived
+    /// guest shell (`shell`).
     pub async fn script(&self, script: &str) -> Result<Output> {
         let mut slot = self.shell.lock().await;
         if slot.as_ref().is_none_or(|s| s.busy) {
@@ -156,7 +157,7 @@ impl Session {
             // The next script gets a new shell, or the same error if the
             // connection is gone.
             *slot = None;
-            if let Some(e) = self.lost("a cell script") {
+            if let Some(e) = self.lost("a guest script") {
                 return Err(e);
             }
         }

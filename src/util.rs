@@ -73,6 +73,34 @@ pub fn hash_file(path: &Path) -> Result<String> {
 
 /// The first `n` characters of `s`, never splitting a character: hashes
 /// read from files a user may have edited are not always hex.
+/// `path` as a person should read it in a report: `a/b/../c` is `a/c`
+/// (lexically: a report names the file, it does not resolve links), and
+/// a path under the current directory is shown relative to it.
+pub fn display_path(path: &Path) -> String {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                let last = out.components().next_back();
+                if matches!(last, Some(Component::Normal(_))) {
+                    out.pop();
+                } else if !matches!(last, Some(Component::RootDir)) {
+                    out.push("..");
+                }
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    let shown = std::env::current_dir()
+        .ok()
+        .filter(|cwd| out.is_absolute() && out != *cwd)
+        .and_then(|cwd| out.strip_prefix(&cwd).ok().map(Path::to_path_buf))
+        .unwrap_or(out);
+    shown.display().to_string()
+}
+
 pub fn prefix(s: &str, n: usize) -> &str {
     match s.char_indices().nth(n) {
         Some((i, _)) => &s[..i],
@@ -285,6 +313,19 @@ mod tests {
         assert_eq!(shell_quote("O=/tmp/x"), "O=/tmp/x");
         assert_eq!(shell_quote("a b"), "'a b'");
         assert_eq!(shell_quote("it's"), "'it'\\''s'");
+    }
+
+    #[test]
+    fn display_path_collapses_dot_dot_and_shows_cwd_relative() {
+        assert_eq!(
+            display_path(Path::new("/x/tests/v2/../../mail/a.mbox")),
+            "/x/mail/a.mbox"
+        );
+        assert_eq!(display_path(Path::new("m/./v2/../../k.patch")), "k.patch");
+        assert_eq!(display_path(Path::new("../a/../b")), "../b");
+        assert_eq!(display_path(Path::new("/../a")), "/a");
+        let cwd = std::env::current_dir().unwrap();
+        assert_eq!(display_path(&cwd.join("sub/../f.txt")), "f.txt");
     }
 
     #[test]

@@ -309,7 +309,11 @@ fn claims_check_binds_the_dm_delay_mail() {
     let m = lab::matrix::Matrix::load(&root.join("matrices/dm-delay.yaml")).unwrap();
     let plan = m.plan().unwrap();
     let mail = root.join("tests/data/patches/dm-delay-ns-expiry.mbox");
-    let claims = lab::report::claim_bind::bindings(&m, &plan, std::slice::from_ref(&mail), &[]);
+    let (sources, problems) =
+        lab::results::claim_sources::gather(&m, std::slice::from_ref(&mail), &[]);
+    let metrics = lab::matrix::claims::command_metrics(&m);
+    let claims =
+        lab::results::claim_sources::bind_all(&m.claims, &sources, &problems, &plan, &metrics);
     assert_eq!(claims.len(), 1);
     let values = &claims[0].values;
     assert_eq!(values.len(), 8);

@@ -383,13 +383,7 @@ pub fn bind(
     let mut out = Vec::new();
     let key_names = table.key_columns.join(" / ");
     for (ri, row) in table.rows.iter().enumerate() {
-        let skipped = def.rows.as_ref().map(|r| r.value) == Some(RowsDef::Metric)
-            && row.keys.last().is_some_and(|k| {
-                def.metrics
-                    .iter()
-                    .any(|(l, m)| m == SKIP && l.trim().eq_ignore_ascii_case(k.trim()))
-            });
-        if skipped {
+        if is_reference(def, &row.keys) {
             continue;
         }
         let row_coords = row_coords(def, table, &row.keys, plan);
@@ -459,6 +453,17 @@ pub fn bind(
                     continue;
                 }
             }
+            // A condition on an axis the plan has selects the cells (a
+            // table measured at `delay: 1` binds to the delay=1 cells);
+            // arch, hz and clocksource are judged on the measured cells.
+            for (k, v) in &def.conditions {
+                let on_axis = !CONDITION_KEYS.contains(&k.as_str())
+                    && plan.cells.iter().any(|c| c.axes.get(k).is_some())
+                    && !b.axes.iter().any(|(a, _)| a == k);
+                if on_axis {
+                    b.axes.push((k.clone(), condition_text(v)));
+                }
+            }
             let cells: Vec<String> = plan
                 .cells
                 .iter()
@@ -483,6 +488,42 @@ pub fn bind(
         }
     }
     out
+}
+
+/// Whether a row is a bound or a reference, not anyone's measurement
+/// ("Theoretical maximum", "line rate"): the claim maps its label to
+/// `-`, in `aliases` or, for `rows: metric`, in `metrics`.
+fn is_reference(def: &ClaimDef, keys: &[String]) -> bool {
+    let Some(k) = keys.last() else { return false };
+    let same = |l: &String| l.trim().eq_ignore_ascii_case(k.trim());
+    let in_metrics = def.rows.as_ref().map(|r| r.value) == Some(RowsDef::Metric)
+        && def.metrics.iter().any(|(l, m)| m == SKIP && same(l));
+    in_metrics || def.aliases.iter().any(|(l, a)| a == SKIP && same(l))
+}
+
+/// The rows of `table` that claim `def` takes as bounds or references,
+/// as the mail gives them: `Theoretical maximum: 1000 IOPS`.
+pub fn reference_rows(def: &ClaimDef, table: &ClaimTable) -> Vec<String> {
+    table
+        .rows
+        .iter()
+        .filter(|r| is_reference(def, &r.keys))
+        .map(|r| {
+            let values: Vec<String> = r
+                .values
+                .iter()
+                .enumerate()
+                .filter_map(|(ci, v)| match v {
+                    Value::Number { value, .. } => {
+                        let unit = table.unit_of(r, ci).map_or("", |u| u.symbol.as_str());
+                        Some(format!("{value} {unit}").trim_end().to_string())
+                    }
+                    _ => None,
+                })
+                .collect();
+            format!("{}: {}", r.keys.join(" / "), values.join(", "))
+        })
+        .collect()
 }
 
 /// `a=1, b=2`.

@@ -407,7 +407,28 @@ fn shipped_matrices_plan_with_their_cell_counts() {
             .unwrap()
     };
     let p = plan("dm-delay-versions.yaml");
-    assert_eq!((p.kernels.len(), p.cells.len()), (2, 8));
+    assert_eq!((p.kernels.len(), p.cells.len()), (2, 10));
+    // The commit's own fio options: buffered reads, direct writes, and
+    // the async job with 32 jobs at depth 64.
+    let opts = |id: &str| match p
+        .cells
+        .iter()
+        .find(|c| c.id == id)
+        .unwrap()
+        .workload
+        .as_ref()
+    {
+        Some(Workload::Fio(f)) => f.extra.clone(),
+        other => panic!("{other:?}"),
+    };
+    let read = opts("x86_64-hz1000-previous:delay=1,job=read");
+    assert_eq!(read["rw"], Scalar::Str("randread".into()));
+    assert!(!read.contains_key("direct"), "{read:?}");
+    let write = opts("x86_64-hz1000-kthread:delay=1,job=write");
+    assert_eq!(write["direct"], Scalar::Str("1".into()));
+    let async_ = opts("x86_64-hz1000-kthread:delay=10,job=async");
+    assert_eq!(async_["numjobs"], Scalar::Str("32".into()));
+    assert_eq!(async_["iodepth"], Scalar::Str("64".into()));
     let labels: Vec<String> = p
         .kernels
         .iter()

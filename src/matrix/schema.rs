@@ -662,7 +662,7 @@ pub struct VerdictDef {
     pub lower_is_better: Vec<String>,
 }
 
-/// `contention: {retries: 2, psi_some: 10%, qemu_wait: 5%, quiet_wait: 60}`
+/// `contention: {retries: 2, psi_some: 10%, qemu_wait: 5%, others_cpu: 20%, quiet_wait: 60}`
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ContentionDef {
@@ -675,6 +675,10 @@ pub struct ContentionDef {
     /// QEMU's run-queue wait over a cell above which it is contended.
     #[serde(default)]
     pub qemu_wait: Option<Loc<String>>,
+    /// Other processes' CPU time over a cell (percent of one core) above
+    /// which QEMU's wait counts as contention.
+    #[serde(default)]
+    pub others_cpu: Option<Loc<String>>,
     /// Seconds to wait for a quiet host before a re-run.
     #[serde(default)]
     pub quiet_wait: Option<Loc<u64>>,

@@ -6,7 +6,7 @@
 
 use super::{CellSummary, ClaimCheck, Flag, Group, Report};
 use crate::matrix::claims::{self as bind, Binding, Target};
-use crate::matrix::schema::{ClaimDef, Workload};
+use crate::matrix::schema::ClaimDef;
 use crate::results::Manifest;
 use serde::{Deserialize, Serialize};
 
@@ -26,6 +26,10 @@ pub enum ClaimStatus {
     /// No cell of the matrix measures it; the reasons say why.
     #[serde(rename = "unbound")]
     Unbound,
+    /// Cells of the matrix measure it, but the run's `--filter` left
+    /// them out: run them to check it.
+    #[serde(rename = "not in this run")]
+    NotInRun,
     /// The mail says N/A; the matrix leaves the combination out.
     #[serde(rename = "not applicable")]
     NotApplicable,
@@ -35,6 +39,9 @@ pub enum ClaimStatus {
     /// Fewer finished repetitions than a judgement needs.
     #[serde(rename = "too few runs")]
     TooFewRuns,
+    /// Measured on a contended host: shown, not judged.
+    #[serde(rename = "contended")]
+    Contended,
 }
 
 impl ClaimStatus {
@@ -44,9 +51,11 @@ impl ClaimStatus {
             ClaimStatus::NotReproduced => "not reproduced",
             ClaimStatus::OtherConditions => "other conditions",
             ClaimStatus::Unbound => "unbound",
+            ClaimStatus::NotInRun => "not in this run",
             ClaimStatus::NotApplicable => "not applicable",
             ClaimStatus::NoData => "no data",
             ClaimStatus::TooFewRuns => "too few runs",
+            ClaimStatus::Contended => "contended",
         }
     }
 }
@@ -58,21 +67,27 @@ impl std::fmt::Display for ClaimStatus {
 }
 
 /// Every claimed value of the run's matrix against what was measured.
-/// What keeps a whole claim from being checked is also a problem of the
-/// report; its values are still listed, as `unbound`.
+/// Values are bound by `claim_sources::bind_all` with the matrix's own
+/// metrics, as `lab plan` and `lab claims check` bind them. What keeps a
+/// whole claim from being checked is also a problem of the report; its
+/// values are still listed, as `unbound`.
 pub(super) fn check_claims(m: &Manifest, report: &mut Report, min_runs: usize) -> Vec<ClaimCheck> {
-    let commands: Vec<_> = m
-        .plan
-        .cells
-        .iter()
-        .find_map(|c| match &c.workload {
-            Some(Workload::Command(c)) => Some(c.metrics.clone()),
-            _ => None,
-        })
-        .unwrap_or_default();
+    let metrics = m.matrix.metric_defs(&m.plan);
+    let filter = m
+        .matrix
+        .filter
+        .as_deref()
+        .and_then(|f| crate::matrix::Filter::parse(f).ok());
+    let bound = crate::results::claim_sources::bind_all(
+        &m.matrix.claims,
+        &m.claim_sources,
+        &[],
+        &m.plan,
+        &metrics,
+    );
     let mut out = Vec::new();
-    for (i, def) in m.matrix.claims.iter().enumerate() {
-        let n = i + 1;
+    for (def, cb) in m.matrix.claims.iter().zip(bound) {
+        let n = cb.claim;
         let tolerance = crate::util::parse_percent(&def.tolerance.value).unwrap_or_else(|e| {
             report.problems.push(format!(
                 "claim {n}: tolerance '{}': {e}",
@@ -82,7 +97,7 @@ pub(super) fn check_claims(m: &Manifest, report: &mut Report, min_runs: usize) -
         });
         let mut base = ClaimCheck {
             claim: n,
-            source: bind::source_label(def),
+            source: cb.source.clone(),
             subject: None,
             message_id: None,
             table: def.table.value,
@@ -119,36 +134,37 @@ pub(super) fn check_claims(m: &Manifest, report: &mut Report, min_runs: usize) -
             status: ClaimStatus::Unbound,
             reasons: vec![],
         };
-        let source = crate::results::claim_sources::of_claim(&m.claim_sources, n, def);
-        let table = source.and_then(|s| s.tables.get(def.table.value.saturating_sub(1)));
-        let (Some(source), Some(table)) = (source, table) else {
-            let why = match source {
-                None => format!(
-                    "no mail tables were recorded for claim {n} ({})",
-                    base.source
-                ),
-                Some(s) => format!(
-                    "{} has {} table(s), not a table {}",
-                    s.origin,
-                    s.tables.len(),
-                    def.table.value
-                ),
-            };
+        let Some(table) = cb.table else {
+            let why = cb.problem.unwrap_or_default();
             report.problems.push(format!("claim {n}: {why}"));
             base.reasons.push(why);
             out.push(base);
             continue;
         };
-        base.source.clone_from(&source.origin);
         base.subject.clone_from(&table.origin.subject);
         base.message_id.clone_from(&table.origin.message_id);
         base.caption.clone_from(&table.caption);
-        base.theoretical_max.clone_from(&table.theoretical_max);
-        for b in bind::bind(n, def, table, &m.plan, &commands) {
-            out.extend(check_value(m, report, def, &base, &b, min_runs));
+        // A row of the table that is a bound ("Theoretical maximum") is
+        // the reference; a sentence near the table only when it has none.
+        base.theoretical_max = bind::reference_rows(def, table)
+            .into_iter()
+            .next()
+            .or_else(|| table.theoretical_max.clone());
+        for b in &cb.values {
+            let outside = filter.as_ref().is_some_and(|f| outside_filter(f, b));
+            out.extend(check_value(m, report, def, &base, b, min_runs, outside));
         }
     }
     out
+}
+
+/// Whether a value names an axis value that the run's `--filter` left
+/// out: it is "not in this run", not unbound.
+fn outside_filter(f: &crate::matrix::Filter, b: &Binding) -> bool {
+    b.axes.iter().any(|(a, v)| {
+        f.0.iter()
+            .any(|(k, vals)| k == a && !vals.iter().any(|x| bind::same_value(x, v)))
+    })
 }
 
 /// One claimed value: a check per cell it binds to, or one saying why
@@ -160,6 +176,7 @@ fn check_value(
     base: &ClaimCheck,
     b: &Binding,
     min_runs: usize,
+    outside_filter: bool,
 ) -> Vec<ClaimCheck> {
     let mut c = base.clone();
     c.row_axis.clone_from(&b.row_keys);
@@ -179,6 +196,15 @@ fn check_value(
         .unwrap_or_default();
     let cells = match &b.target {
         Target::Cells(cells) => cells,
+        Target::Unbound(_) if outside_filter => {
+            c.status = ClaimStatus::NotInRun;
+            c.reasons.push(format!(
+                "not in this run: its filter ({}) leaves out {}",
+                m.matrix.filter.as_deref().unwrap_or_default(),
+                c.binds
+            ));
+            return vec![c];
+        }
         Target::Unbound(why) | Target::WrongUnit(why) => {
             c.reasons.push(why.clone());
             return vec![c];
@@ -247,6 +273,11 @@ fn check_value(
             ClaimStatus::NoData
         } else if summary.is_some_and(|s| s.n < min_runs) {
             ClaimStatus::TooFewRuns
+        } else if cell.is_some_and(|x| x.flags.iter().any(|f| f.kind == super::FlagKind::Contended))
+        {
+            c.reasons
+                .push("measured on a contended host: shown, not judged".into());
+            ClaimStatus::Contended
         } else if c.ratio.is_some_and(|r| (r - 1.0).abs() <= base.tolerance) {
             ClaimStatus::Reproduced
         } else {

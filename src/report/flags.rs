@@ -129,11 +129,17 @@ pub fn codes(g: &Group, metric: &str) -> String {
 /// cells, the range of its value, what it means, and for kinds that
 /// name something, up to two of what they name.
 pub fn legend(r: &Report) -> Vec<String> {
+    legend_of(r, |_| true)
+}
+
+/// [`legend`], for the kinds `keep` accepts only.
+pub fn legend_of(r: &Report, keep: impl Fn(FlagKind) -> bool) -> Vec<String> {
     let cells: usize = r.groups.iter().map(|g| g.cells.len()).sum();
     let mut kinds: Vec<FlagKind> = r
         .groups
         .iter()
         .flat_map(|g| about(g, None).map(|f| f.kind))
+        .filter(|k| keep(*k))
         .collect();
     kinds.sort();
     kinds.dedup();

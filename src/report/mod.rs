@@ -251,6 +251,12 @@ pub struct VariantInfo {
     pub baseline: bool,
     /// Patch hashes, in order; None when no kernel build is recorded.
     pub patches: Option<Vec<String>>,
+    /// What the variant's kernels are built from: their build keys
+    /// (source, patches, final config, compiler, arch), or without
+    /// builds, its source and patches. Two variants with the same are an
+    /// A/A pair; any difference makes them an A/B.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel: Option<Vec<String>>,
 }
 
 /// Cells that differ only by variant (for a comparison: one cell id in

@@ -38,7 +38,15 @@ pub fn render(r: &Report) -> String {
         out.push(String::new());
         out.push("Flags:".into());
         for f in flags {
-            out.extend(wrap(&f, "- "));
+            // The legend indents what it quotes; keep that under its kind.
+            // and drop its code letter: the reply has no table of codes.
+            match f.strip_prefix("   ") {
+                Some(quoted) => out.extend(wrap(quoted, "    ")),
+                None => {
+                    let text = f.split_once("  ").map_or(f.as_str(), |(_, t)| t);
+                    out.extend(wrap(text, "- "));
+                }
+            }
         }
     }
     let mut s = out.join("\n");
@@ -142,7 +150,9 @@ fn claim_table(n: usize, config: &str, checks: &[&ClaimCheck]) -> Vec<String> {
             "measured under other conditions",
         ),
         (ClaimStatus::Unbound, "?", "unbound: no cell measures it"),
+        (ClaimStatus::NotInRun, "=", "not in this run (filtered out)"),
         (ClaimStatus::TooFewRuns, "*", "too few runs"),
+        (ClaimStatus::Contended, "#", "contended host: not judged"),
     ]
     .iter()
     .filter(|(s, _, _)| checks.iter().any(|c| c.status == *s))
@@ -160,7 +170,9 @@ fn mark(c: &ClaimCheck) -> String {
         ClaimStatus::NotReproduced => "!",
         ClaimStatus::OtherConditions => "~",
         ClaimStatus::TooFewRuns => "*",
+        ClaimStatus::Contended => "#",
         ClaimStatus::Unbound => return "?".into(),
+        ClaimStatus::NotInRun => return "=".into(),
         ClaimStatus::NotApplicable => return "N/A".into(),
         ClaimStatus::NoData => return "-".into(),
         ClaimStatus::Reproduced => "",
@@ -179,8 +191,10 @@ fn verdict(r: &Report) -> String {
             ClaimStatus::NotReproduced,
             ClaimStatus::OtherConditions,
             ClaimStatus::TooFewRuns,
+            ClaimStatus::Contended,
             ClaimStatus::NoData,
             ClaimStatus::NotApplicable,
+            ClaimStatus::NotInRun,
             ClaimStatus::Unbound,
         ] {
             let k = count(s);
@@ -263,32 +277,25 @@ fn environment(r: &Report) -> String {
     )
 }
 
-/// Flags that change how far a number can be trusted, once each.
+/// Flags that change how far a number can be trusted: one line per
+/// kind with its count and range, as the text report's legend has them
+/// (a loaded host flags every cell; a line per cell would bury the rest).
 fn flags(r: &Report) -> Vec<String> {
-    const MATTER: [&str; 8] = [
-        "jiffies-clocksource",
-        "clock-event",
-        "clocksource-mismatch",
-        "accel-mismatch",
-        "knob-ignored",
-        "host-load",
-        "high-cv",
-        "failed",
-    ];
-    let mut out: Vec<String> = Vec::new();
-    let all = r.groups.iter().flat_map(|g| {
-        g.flags
-            .iter()
-            .chain(g.cells.iter().flat_map(|c| &c.flags))
-            .chain(g.comparisons.iter().flat_map(|c| &c.flags))
-    });
-    for f in all.filter(|f| MATTER.contains(&f.kind.as_str())) {
-        let line = format!("{}: {}", f.kind, f.message);
-        if !out.contains(&line) {
-            out.push(line);
-        }
-    }
-    out
+    use super::FlagKind as K;
+    super::flags::legend_of(r, |k| {
+        matches!(
+            k,
+            K::JiffiesClocksource
+                | K::ClockEvent
+                | K::ClocksourceMismatch
+                | K::AccelMismatch
+                | K::KnobIgnored
+                | K::HostLoad
+                | K::Contended
+                | K::HighCv
+                | K::Failed
+        )
+    })
 }
 
 /// Words wrapped to [`WIDTH`], the first line after `lead`, the rest

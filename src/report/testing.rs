@@ -106,7 +106,13 @@ fn kernel_build(id: &str, variant: &str, patches: &[&str]) -> KernelBuild {
         kernel: id.into(),
         arch: crate::matrix::Arch::X86_64,
         variant: variant.into(),
-        key: Key(format!("key-{id}")),
+        // As the cache keys it: by what is built, not by the variant's
+        // name, so two variants of one kernel share their key (an A/A).
+        key: Key(format!(
+            "key-{}-{}",
+            id.strip_suffix(variant).unwrap_or(id),
+            patches.join(",")
+        )),
         source: SourceId {
             kind: "tarball".into(),
             location: "/usr/src/linux-source-6.12.tar.xz".into(),

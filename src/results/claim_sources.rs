@@ -55,7 +55,8 @@ fn source_of(
     match &def.source {
         Some(ClaimSourceDef::Mail { mail }) => {
             let f = dir.join(mail);
-            Ok((String::new(), f.display().to_string(), tables_of(&f)?))
+            let shown = crate::util::display_path(&f);
+            Ok((String::new(), shown, tables_of(&f)?))
         }
         Some(ClaimSourceDef::MessageId { message_id }) => {
             let id = bare(message_id);
@@ -65,7 +66,11 @@ fn source_of(
                     .filter(|t| t.origin.message_id.as_deref().map(bare) == Some(id))
                     .collect();
                 if !tables.is_empty() {
-                    return Ok((String::new(), format!("{} <{id}>", f.display()), tables));
+                    return Ok((
+                        String::new(),
+                        format!("{} <{id}>", crate::util::display_path(f)),
+                        tables,
+                    ));
                 }
             }
             Err(format!(
@@ -97,7 +102,7 @@ fn source_of(
                     PatchDef::Diff { .. } => vec![],
                 };
                 if let Some(f) = files.first() {
-                    return Ok((v.name.clone(), f.display().to_string(), tables_of(f)?));
+                    return Ok((v.name.clone(), crate::util::display_path(f), tables_of(f)?));
                 }
             }
             Err(format!(
@@ -146,6 +151,88 @@ pub fn of_claim<'a>(
     })
 }
 
+/// One claim of a matrix, bound: its source and table, and what each of
+/// its values binds to. `lab claims check`, the check before a run and
+/// the report all bind through [`bind_all`], so a claim that binds in
+/// the plan binds in the report.
+#[derive(Debug)]
+pub struct ClaimBindings<'a> {
+    /// From 1.
+    pub claim: usize,
+    /// The mail the claim reads, as a person reads its path.
+    pub source: String,
+    /// The table its values come from.
+    pub table: Option<&'a crate::mail::ClaimTable>,
+    /// Why the claim has no values to bind, when it has none.
+    pub problem: Option<String>,
+    pub values: Vec<crate::matrix::claims::Binding>,
+}
+
+impl ClaimBindings<'_> {
+    /// Values that bind to no cell, wrong units included.
+    pub fn unbound(&self) -> usize {
+        use crate::matrix::claims::Target;
+        self.values
+            .iter()
+            .filter(|b| matches!(b.target, Target::Unbound(_) | Target::WrongUnit(_)))
+            .count()
+    }
+}
+
+/// Every claim of `claims` bound to the cells of `plan`: the one binding
+/// of lab. `sources` are the mails' tables (read by [`gather`] before a
+/// run, stored in its manifest after), `problems` what `gather` could
+/// not read, and `metrics` the matrix's own metric names and units
+/// (`matrix::claims::command_metrics`: derived, perf and command metrics).
+pub fn bind_all<'a>(
+    claims: &[ClaimDef],
+    sources: &'a [ClaimSource],
+    problems: &[String],
+    plan: &crate::matrix::Plan,
+    metrics: &[crate::matrix::schema::CommandMetricDef],
+) -> Vec<ClaimBindings<'a>> {
+    let mut out = Vec::new();
+    for (i, def) in claims.iter().enumerate() {
+        let n = i + 1;
+        let mut cb = ClaimBindings {
+            claim: n,
+            source: crate::matrix::claims::source_label(def),
+            table: None,
+            problem: None,
+            values: vec![],
+        };
+        let Some(source) = of_claim(sources, n, def) else {
+            let prefix = format!("claim {n}: ");
+            cb.problem = Some(
+                problems
+                    .iter()
+                    .find_map(|p| p.strip_prefix(&prefix))
+                    .map_or_else(
+                        || format!("no mail tables were recorded for claim {n} ({})", cb.source),
+                        str::to_string,
+                    ),
+            );
+            out.push(cb);
+            continue;
+        };
+        cb.source.clone_from(&source.origin);
+        let Some(table) = source.tables.get(def.table.value.saturating_sub(1)) else {
+            cb.problem = Some(format!(
+                "{} has {} table(s), not a table {}",
+                source.origin,
+                source.tables.len(),
+                def.table.value
+            ));
+            out.push(cb);
+            continue;
+        };
+        cb.table = Some(table);
+        cb.values = crate::matrix::claims::bind(n, def, table, plan, metrics);
+        out.push(cb);
+    }
+    out
+}
+
 /// The claims whose units cannot measure their metrics, one message
 /// each naming the claim and both units: an error before a run starts.
 pub fn unit_errors(
@@ -153,16 +240,10 @@ pub fn unit_errors(
     plan: &crate::matrix::Plan,
     sources: &[ClaimSource],
 ) -> Vec<String> {
-    let commands = crate::matrix::claims::command_metrics(matrix);
+    let metrics = crate::matrix::claims::command_metrics(matrix);
     let mut out: Vec<String> = Vec::new();
-    for (i, def) in matrix.claims.iter().enumerate() {
-        let Some(s) = of_claim(sources, i + 1, def) else {
-            continue;
-        };
-        let Some(t) = s.tables.get(def.table.value.saturating_sub(1)) else {
-            continue;
-        };
-        for b in crate::matrix::claims::bind(i + 1, def, t, plan, &commands) {
+    for c in bind_all(&matrix.claims, sources, &[], plan, &metrics) {
+        for b in c.values {
             if let crate::matrix::claims::Target::WrongUnit(e) = b.target
                 && !out.contains(&e)
             {

@@ -52,6 +52,12 @@ pub struct MatrixInfo {
     pub timing: bool,
     pub verdict: VerdictDef,
     pub claims: Vec<ClaimDef>,
+    /// The metrics the matrix defines itself, with their units: derived,
+    /// perf and command metrics (`matrix::claims::command_metrics`), so
+    /// the report binds claims as `lab plan` did. Empty in runs recorded
+    /// before it was kept; see [`MatrixInfo::metric_defs`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub metric_defs: Vec<crate::matrix::schema::CommandMetricDef>,
 }
 
 impl MatrixInfo {
@@ -71,7 +77,38 @@ impl MatrixInfo {
             timing: m.timing,
             verdict: m.verdict.clone(),
             claims: m.claims.clone(),
+            metric_defs: crate::matrix::claims::command_metrics(m),
         }
+    }
+
+    /// The matrix's own metrics; for a run recorded before they were
+    /// kept, rebuilt from its plan: the derived metrics and every command
+    /// workload's (perf counters are then unknown).
+    pub fn metric_defs(
+        &self,
+        plan: &crate::matrix::Plan,
+    ) -> Vec<crate::matrix::schema::CommandMetricDef> {
+        use crate::matrix::schema::{CommandMetricDef, Workload};
+        if !self.metric_defs.is_empty() {
+            return self.metric_defs.clone();
+        }
+        let mut out: Vec<CommandMetricDef> = Vec::new();
+        let commands = plan.cells.iter().filter_map(|c| match &c.workload {
+            Some(Workload::Command(c)) => Some(c.metrics.iter().cloned()),
+            _ => None,
+        });
+        let derived = plan.derived.iter().map(|d| CommandMetricDef {
+            name: d.name.clone(),
+            regex: String::new(),
+            unit: d.unit.clone(),
+            scale: None,
+        });
+        for d in commands.flatten().chain(derived) {
+            if !out.iter().any(|o| o.name == d.name) {
+                out.push(d);
+            }
+        }
+        out
     }
 }
 

@@ -472,6 +472,7 @@ impl<P: Fn(&str, u32) -> bool> BootCtx<'_, P> {
         let th = Thresholds {
             psi_some_pct: policy.psi_some_pct,
             qemu_wait_pct: policy.qemu_wait_pct,
+            others_cpu_pct: policy.others_cpu_pct,
         };
         let timing = self.matrix.timing;
         // With several VMs of our own the contention is ours: waiting for

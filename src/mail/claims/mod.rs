@@ -271,7 +271,15 @@ fn in_block(block: &[Line], before: &[Line], origin: &Origin) -> Vec<ClaimTable>
     drafts.sort_by_key(|d| d.start);
     let mut consumed_until = 0;
     let mut out = Vec::new();
-    for d in drafts {
+    // Where each table's own lines end: the next table's caption and
+    // rows are never this one's bound.
+    let next_starts: Vec<usize> = drafts
+        .iter()
+        .skip(1)
+        .map(|d| d.start)
+        .chain(std::iter::once(block.len()))
+        .collect();
+    for (d, next_start) in drafts.into_iter().zip(next_starts) {
         // A run of parameters claims nothing but is no caption either.
         if d.rows.is_empty() {
             consumed_until = consumed_until.max(d.end);
@@ -287,7 +295,7 @@ fn in_block(block: &[Line], before: &[Line], origin: &Origin) -> Vec<ClaimTable>
                     .then(|| intro_above(before))
                     .flatten()
             });
-        let after = block.get(d.end..).unwrap_or_default();
+        let after = block.get(d.end..next_start.max(d.end)).unwrap_or_default();
         let unit = match (&d.unit, &caption) {
             (None, Some(c)) if d.unit_from_caption => grid::caption_unit(c),
             _ => d.unit,

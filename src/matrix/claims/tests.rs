@@ -419,3 +419,46 @@ claims:
         "{e}"
     );
 }
+
+/// A `label: value` list under a command: rows are the variants, its
+/// bound row is no one's measurement, and the conditions on run axes
+/// pick the one cell per arch and HZ that ran the command.
+#[test]
+fn conditions_on_axes_select_cells_and_bound_rows_are_references() {
+    let m = matrix(
+        "  - source: {message-id: x@y}
+    rows: variant
+    aliases: {\"Theoretical maximum\": \"-\"}
+    metric: read.iops
+    unit: IOPS
+    tolerance: 10%
+    conditions: {io_poll: 1, io_poll_delay: 0, threads: 8, hz: 1000}
+",
+    )
+    .unwrap();
+    let t = table(
+        &["label"],
+        &[("value", Some("IOPS"))],
+        &[
+            (&["Theoretical maximum"], &[num(1000.0)]),
+            (&["before"], &[num(250.0)]),
+            (&["after"], &[num(500.0)]),
+        ],
+    );
+    let plan = m.plan().unwrap();
+    let b = bind(1, &m.claims[0], &t, &plan, &[]);
+    assert_eq!(b.len(), 2, "the bound row binds to nothing: {b:#?}");
+    // hz is judged on the measured cells (other conditions), not selected.
+    assert_eq!(
+        cells(&b[0]),
+        [
+            "x86_64-hz100-before:io_poll=1,io_poll_delay=0,threads=8",
+            "x86_64-hz1000-before:io_poll=1,io_poll_delay=0,threads=8"
+        ]
+    );
+    assert_eq!(b[1].claimed, Some(500.0));
+    assert_eq!(
+        reference_rows(&m.claims[0], &t),
+        ["Theoretical maximum: 1000 IOPS"]
+    );
+}

@@ -344,17 +344,31 @@ fn compare(
         ]),
     );
     let mw = (!base.is_empty() && !new.is_empty()).then(|| stats::mann_whitney(&new, &base));
-    // A sample from a contended host says as much about the host as about
-    // the kernel: no better or worse may come out of it.
-    let untrusted: Vec<String> = [be, ne]
+    // A sample from a contended host says as much about the host as
+    // about the kernel, up to how much time other processes took from
+    // QEMU: no better or worse may come out of it when that could explain
+    // the change.
+    let contended: Vec<&crate::host::pressure::Contention> = [be, ne]
         .iter()
         .flat_map(|e| e.records.iter())
         .filter(|r| r.status == CellStatus::Done)
-        .filter_map(|r| {
-            let c = r.contention.as_ref().filter(|c| c.contended)?;
-            Some(format!("{} rep {} ({})", r.cell, r.rep, c.figures()))
-        })
+        .filter_map(|r| r.contention.as_ref().filter(|c| c.contended))
         .collect();
+    let effect = contended.iter().map(|c| c.max_effect()).fold(0.0, f64::max);
+    let measured_change = change.map(|c| c.ratio_median).filter(|x| x.is_finite());
+    let explains = measured_change.is_none_or(|c| c.abs() <= effect + settings.noise);
+    let mut untrusted: Vec<String> = Vec::new();
+    if explains {
+        untrusted = [be, ne]
+            .iter()
+            .flat_map(|e| e.records.iter())
+            .filter(|r| r.status == CellStatus::Done)
+            .filter_map(|r| {
+                let c = r.contention.as_ref().filter(|c| c.contended)?;
+                Some(format!("{} rep {} ({})", r.cell, r.rep, c.figures()))
+            })
+            .collect();
+    }
     let verdict = match stats::verdict(&base, &new, lower_is_better, settings.noise, settings.alpha)
     {
         Verdict::TooFewRuns => Verdict::TooFewRuns,
@@ -363,6 +377,24 @@ fn compare(
     };
     let gated = settings.gate.iter().any(|g| g == metric);
     let mut flags = Flags::default();
+    if settings.timing && !contended.is_empty() {
+        let change_text = measured_change.map_or("the change".to_string(), |c| {
+            format!("a {:+.1}% change", c * 100.0)
+        });
+        let message = if explains {
+            format!(
+                "contention could move these timings by up to {:.0}%, enough to explain {change_text}: no verdict",
+                effect * 100.0
+            )
+        } else {
+            format!(
+                "contention could move these timings by up to {:.0}%, not enough to explain {change_text}: the verdict stands",
+                effect * 100.0
+            )
+        };
+        flags.add(FlagKind::Contended, message.clone(), Some(metric), None);
+        flags.set_value(FlagKind::Contended, &message, effect * 100.0);
+    }
     let set = |v: &[String]| v.iter().cloned().collect::<BTreeSet<String>>();
     for (kind, what, b, n) in [
         (

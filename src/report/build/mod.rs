@@ -18,7 +18,7 @@ mod cells;
 mod provenance;
 use cells::{first_line, group};
 pub(in crate::report) use provenance::distinct;
-use provenance::{completeness_of, patches_of, provenance};
+use provenance::{completeness_of, kernel_of, patches_of, provenance};
 
 const LEVEL: f64 = 0.95;
 const RESAMPLES: usize = 2000;
@@ -148,6 +148,7 @@ pub fn build(manifest: &Manifest, cells: &[CellRecord], run_dir: &Path) -> Repor
             name: v.clone(),
             baseline: *v == report.settings.baseline,
             patches: patches_of(manifest, v),
+            kernel: kernel_of(manifest, v),
         })
         .collect();
     report.claims = claim_match::check_claims(manifest, &mut report, MIN_RUNS);
@@ -214,11 +215,13 @@ pub fn build_compare(
             name: la,
             baseline: true,
             patches: None,
+            kernel: None,
         },
         VariantInfo {
             name: lb,
             baseline: false,
             patches: None,
+            kernel: None,
         },
     ];
     // Kernels that differ between the runs are worth saying.
@@ -634,10 +637,11 @@ fn aa_noise(report: &Report) -> Vec<AaNoise> {
     let vs = &report.variants;
     for (i, a) in vs.iter().enumerate() {
         for b in &vs[i + 1..] {
-            let (Some(pa), Some(pb)) = (&a.patches, &b.patches) else {
+            // The same kernel under two names, or it is no A/A.
+            let (Some(ka), Some(kb)) = (&a.kernel, &b.kernel) else {
                 continue;
             };
-            if pa != pb {
+            if ka != kb {
                 continue;
             }
             for m in &report.metrics {

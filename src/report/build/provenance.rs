@@ -252,3 +252,43 @@ pub(super) fn patches_of(m: &Manifest, variant: &str) -> Option<Vec<String>> {
             .collect(),
     )
 }
+
+/// What a variant's kernels are built from (see `VariantInfo::kernel`):
+/// the cache keys of its builds, one per arch and kernel axis; for a run
+/// without recorded builds, its source and patches as the matrix says.
+pub(super) fn kernel_of(m: &Manifest, variant: &str) -> Option<Vec<String>> {
+    let mut keys: Vec<String> = m
+        .kernels
+        .values()
+        .filter(|k| k.variant == variant)
+        .map(|k| k.key.0.clone())
+        .collect();
+    if !keys.is_empty() {
+        keys.sort();
+        return Some(keys);
+    }
+    #[derive(serde::Deserialize)]
+    struct MatrixVariants {
+        variants: Vec<VariantSource>,
+    }
+    #[derive(serde::Deserialize)]
+    struct VariantSource {
+        name: String,
+        #[serde(default)]
+        source: Option<serde_json::Value>,
+        #[serde(default)]
+        patches: Vec<crate::matrix::schema::PatchDef>,
+    }
+    let parsed: MatrixVariants = crate::util::from_yaml(&m.matrix.text).ok()?;
+    let v = parsed.variants.into_iter().find(|v| v.name == variant)?;
+    let source = v.source.map(|s| s.to_string()).unwrap_or_default();
+    Some(
+        std::iter::once(source)
+            .chain(
+                v.patches
+                    .iter()
+                    .map(|p| serde_json::to_string(p).unwrap_or_default()),
+            )
+            .collect(),
+    )
+}

@@ -546,3 +546,84 @@ timing: false
         .count();
     assert_eq!(lat, 2);
 }
+
+/// A claim on a derived metric (`iops = read.iops + write.iops`) binds in
+/// `lab claims check`, and the report of a real run binds it the same
+/// way: the values come out judged, never "unknown metric" or unbound.
+#[test]
+fn a_claim_on_a_derived_metric_is_judged_in_the_report() {
+    let _one = ONE_VM.lock().unwrap_or_else(|e| e.into_inner());
+    let (dir, m) = matrix_on_aa_kernel(
+        "derived.yaml",
+        &format!(
+            "{AA_KERNEL}{}",
+            r#"name: derived
+variants: [{name: a}]
+run_axes: {delay: [1]}
+setup:
+  - dm: {name: zeros, target: zero, sectors: 2097152}
+  - dm: {name: slow, target: delay, device: /dev/mapper/zeros, read_ms: "{{ delay }}", write_ms: "{{ delay }}"}
+workload:
+  fio: {filename: /dev/mapper/slow, options: --rw=randwrite --direct=1 --bs=4k --number_ios=60}
+derived:
+  iops: "read.iops + write.iops"
+metrics: [iops]
+repetitions: 3
+# What is tested is the binding, not the timing: on a busy CI host a
+# contended cell would be shown, not judged.
+timing: false
+claims:
+  - {source: {mail: claim.txt}, table: 1, rows: variant,
+     aliases: {"Theoretical maximum": "-"}, metric: iops, unit: IOPS,
+     tolerance: 50%, conditions: {delay: 1}}
+"#
+        ),
+    );
+    // At HZ=100 a 1 ms dm-delay write waits for the next 10 ms tick.
+    std::fs::write(
+        dir.path().join("claim.txt"),
+        "From: t@example.org\nSubject: [PATCH] dm delay: test\n\n\
+         fio --name=w --rw=randwrite --direct=1 --bs=4k\n\
+         Theoretical maximum: 1000 IOPS\n\
+         a: 100 IOPS\n",
+    )
+    .unwrap();
+    let check = Command::new(common::lab_bin())
+        .args(["claims", "check", m.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&check.stdout);
+    assert_eq!(check.status.code(), Some(0), "{text}");
+    assert!(text.contains("-> iops of x86_64-hz100-a:delay=1"), "{text}");
+
+    let results = dir.path().join("results");
+    let out = Command::new(common::lab_bin())
+        .args(["run", m.to_str().unwrap(), "--results"])
+        .arg(&results)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(matches!(out.status.code(), Some(0 | 1)), "{stderr}");
+    let run = common::only_run(&results);
+    let report = Command::new(common::lab_bin())
+        .args(["report"])
+        .arg(&run.path)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&report.stdout).unwrap();
+    let claims = json["claims"].as_array().unwrap();
+    assert_eq!(claims.len(), 1, "{claims:#?}");
+    let c = &claims[0];
+    let status = c["status"].as_str().unwrap();
+    assert!(
+        status == "reproduced" || status == "not reproduced",
+        "{c:#}"
+    );
+    assert_eq!(c["metric"], "iops");
+    assert_eq!(c["cell"], "x86_64-hz100-a:delay=1");
+    let measured = c["measured"].as_f64().unwrap();
+    assert!(measured > 20.0 && measured < 1000.0, "{measured}");
+    assert_eq!(c["theoretical_max"], "Theoretical maximum: 1000 IOPS");
+    assert_eq!(report.status.code(), out.status.code());
+}

@@ -85,18 +85,24 @@ fn metric_plot(r: &Report, config: &str, groups: &[&Group], m: &MetricInfo) -> S
             points: groups
                 .iter()
                 .map(|g| {
-                    let s = g
-                        .cells
-                        .iter()
-                        .find(|c| c.variant == v.name)?
-                        .metrics
-                        .iter()
-                        .find(|x| x.metric == m.name)?;
+                    let cell = g.cells.iter().find(|c| c.variant == v.name)?;
+                    let s = cell.metrics.iter().find(|x| x.metric == m.name)?;
                     let sm = s.summary?;
+                    let median = sm.median / m.scale;
+                    // A claim's ratio is measured over claimed in its own
+                    // unit, so the claim in the plot's unit is median / ratio.
+                    let claimed = r
+                        .claims
+                        .iter()
+                        .find(|c| c.cell.as_deref() == Some(&cell.cell) && c.metric == m.name)
+                        .and_then(|c| c.ratio)
+                        .filter(|q| q.is_finite() && *q > 0.0)
+                        .map(|q| median / q);
                     Some(Point {
-                        median: sm.median / m.scale,
+                        median,
                         ci: s.median_ci.map(|[a, b]| (a / m.scale, b / m.scale)),
                         samples: s.samples.iter().map(|x| x / m.scale).collect(),
+                        claimed,
                     })
                 })
                 .collect(),

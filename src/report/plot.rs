@@ -25,6 +25,8 @@ pub struct Point {
     pub median: f64,
     pub ci: Option<(f64, f64)>,
     pub samples: Vec<f64>,
+    /// What the mail claims for this cell, in the same units.
+    pub claimed: Option<f64>,
 }
 
 pub struct Series {
@@ -65,8 +67,41 @@ fn error_svg(w: u32, h: u32, e: impl std::fmt::Debug) -> String {
     )
 }
 
-/// Medians with the bootstrap interval of each as an error bar, and the
-/// single repetitions as small rings, per category and variant.
+/// Whether the categories' values span more than a decade: one shared
+/// linear axis would then flatten the small ones to the floor, so each
+/// category gets a panel and a scale of its own.
+fn spans_decades(series: &[Series], bound: Option<&Bound>, n: usize) -> bool {
+    let tops: Vec<f64> = (0..n)
+        .map(|ci| top_of(series, bound, ci))
+        .filter(|t| *t > 0.0)
+        .collect();
+    let (lo, hi) = tops
+        .iter()
+        .fold((f64::MAX, 0.0f64), |(lo, hi), t| (lo.min(*t), hi.max(*t)));
+    tops.len() > 1 && hi / lo > 10.0
+}
+
+/// The largest value drawn in category `ci`: medians, CI ends, runs,
+/// claims and the bound.
+fn top_of(series: &[Series], bound: Option<&Bound>, ci: usize) -> f64 {
+    series
+        .iter()
+        .filter_map(|s| s.points.get(ci).and_then(Option::as_ref))
+        .flat_map(|p| {
+            std::iter::once(p.median)
+                .chain(p.ci.map(|c| c.1))
+                .chain(p.samples.iter().copied())
+                .chain(p.claimed)
+        })
+        .chain(bound.and_then(|b| b.values.get(ci).copied().flatten()))
+        .filter(|v| v.is_finite())
+        .fold(0.0f64, f64::max)
+}
+
+/// Medians with the bootstrap interval of each as an error bar, the
+/// single repetitions as small rings and the mail's claim as a cross, per
+/// category and variant. Categories whose values span decades are drawn
+/// as small multiples, each on its own scale.
 pub fn medians(
     title: &str,
     y_desc: &str,
@@ -76,57 +111,87 @@ pub fn medians(
     bound: Option<&Bound>,
 ) -> String {
     let n = categories.len().max(1);
-    let w = (160 + 110 * n as u32).clamp(560, 960);
+    let panels = spans_decades(series, bound, categories.len());
+    let w = if panels {
+        (80 + 170 * n as u32).clamp(560, 1400)
+    } else {
+        (160 + 110 * n as u32).clamp(560, 960)
+    };
     render(w, 360, |svg, size| {
-        draw_medians(
-            svg,
-            size,
-            title,
-            (y_desc, x_desc),
-            categories,
-            series,
-            bound,
-        )
+        let root = SVGBackend::with_string(svg, size).into_drawing_area();
+        root.fill(&WHITE)?;
+        if !panels {
+            let all: Vec<usize> = (0..categories.len()).collect();
+            draw_panel(
+                &root,
+                title,
+                (y_desc, x_desc),
+                categories,
+                &all,
+                series,
+                bound,
+                true,
+            )?;
+        } else {
+            let (head, body) = root.split_vertically(28);
+            head.titled(title, (FONT, 16))?;
+            let areas = body.split_evenly((1, categories.len()));
+            for (ci, area) in areas.iter().enumerate() {
+                let y = if ci == 0 { y_desc } else { "" };
+                draw_panel(
+                    area,
+                    "",
+                    (y, x_desc),
+                    categories,
+                    &[ci],
+                    series,
+                    bound,
+                    ci == 0,
+                )?;
+            }
+        }
+        root.present()?;
+        Ok(())
     })
 }
 
-fn draw_medians(
-    svg: &mut String,
-    size: (u32, u32),
+type Area<'a, 'b> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
+
+/// One chart of the categories `which` on `area`, on a linear axis from
+/// 0 to above their largest value.
+#[allow(clippy::too_many_arguments)]
+fn draw_panel(
+    area: &Area<'_, '_>,
     title: &str,
     (y_desc, x_desc): (&str, &str),
     categories: &[String],
+    which: &[usize],
     series: &[Series],
     bound: Option<&Bound>,
+    legend: bool,
 ) -> Res {
-    let root = SVGBackend::with_string(svg, size).into_drawing_area();
-    root.fill(&WHITE)?;
-    let n = categories.len().max(1);
-    let top = series
+    let n = which.len().max(1);
+    let top = which
         .iter()
-        .flat_map(|s| s.points.iter().flatten())
-        .flat_map(|p| {
-            std::iter::once(p.median)
-                .chain(p.ci.map(|c| c.1))
-                .chain(p.samples.iter().copied())
-        })
-        .chain(
-            bound
-                .iter()
-                .flat_map(|b| b.values.iter().flatten().copied()),
-        )
-        .filter(|v| v.is_finite())
+        .map(|ci| top_of(series, bound, *ci))
         .fold(0.0f64, f64::max);
     // Headroom for the legend in the upper left.
-    let top = if top > 0.0 { top * 1.3 } else { 1.0 };
-    let mut chart = ChartBuilder::on(&root)
-        .caption(title, (FONT, 16))
+    let top = if top > 0.0 {
+        top * if legend { 1.3 } else { 1.15 }
+    } else {
+        1.0
+    };
+    let mut builder = ChartBuilder::on(area);
+    if !title.is_empty() {
+        builder.caption(title, (FONT, 16));
+    }
+    let mut chart = builder
         .margin(14)
         .margin_right(24)
         .x_label_area_size(46)
         .y_label_area_size(64)
         .build_cartesian_2d(-0.5f64..(n as f64 - 0.5), 0f64..top)?;
-    let cats = categories.to_vec();
+    let cats: Vec<String> = which.iter().map(|ci| categories[*ci].clone()).collect();
     let label = move |x: &f64| {
         let i = x.round();
         if (x - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < cats.len() {
@@ -150,6 +215,7 @@ fn draw_medians(
         .draw()?;
     let k = series.len().max(1) as f64;
     let band = 0.6;
+    let mut any_claim = false;
     for (si, s) in series.iter().enumerate() {
         let color = PALETTE[s.color % PALETTE.len()];
         let offset = if k > 1.0 {
@@ -161,14 +227,31 @@ fn draw_medians(
         let mut shapes: Vec<PathElement<(f64, f64)>> = Vec::new();
         let mut rings = Vec::new();
         let mut dots = Vec::new();
-        for (ci, p) in s.points.iter().enumerate() {
-            let Some(p) = p else { continue };
-            let x = ci as f64 + offset;
+        for (x0, ci) in which.iter().enumerate() {
+            let Some(p) = s.points.get(*ci).and_then(Option::as_ref) else {
+                continue;
+            };
+            let x = x0 as f64 + offset;
             if let Some((lo, hi)) = p.ci {
                 let st = color.stroke_width(2);
                 shapes.push(PathElement::new(vec![(x, lo), (x, hi)], st));
                 shapes.push(PathElement::new(vec![(x - cap, lo), (x + cap, lo)], st));
                 shapes.push(PathElement::new(vec![(x - cap, hi), (x + cap, hi)], st));
+            }
+            if let Some(c) = p.claimed {
+                // The claim: a cross beside the measured median.
+                let st = color.stroke_width(2);
+                let (dx, dy) = (0.05, top * 0.015);
+                let cx = x + 2.5 * cap;
+                shapes.push(PathElement::new(
+                    vec![(cx - dx, c - dy), (cx + dx, c + dy)],
+                    st,
+                ));
+                shapes.push(PathElement::new(
+                    vec![(cx - dx, c + dy), (cx + dx, c - dy)],
+                    st,
+                ));
+                any_claim = true;
             }
             for v in &p.samples {
                 rings.push(Circle::new((x, *v), 3, color.mix(0.7).stroke_width(1)));
@@ -182,15 +265,26 @@ fn draw_medians(
             .label(s.name.clone())
             .legend(move |(x, y)| Circle::new((x + 8, y), 5, color.filled()));
     }
+    let ink = RGBColor(60, 60, 60);
+    if any_claim {
+        chart
+            .draw_series(std::iter::empty::<PathElement<(f64, f64)>>())?
+            .label("claimed (x)")
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x + 3, y - 4), (x + 11, y + 4)], ink.stroke_width(2))
+            });
+    }
     if let Some(b) = bound {
-        let ink = RGBColor(60, 60, 60);
-        let bars: Vec<PathElement<(f64, f64)>> = b
-            .values
+        let bars: Vec<PathElement<(f64, f64)>> = which
             .iter()
             .enumerate()
-            .filter_map(|(ci, v)| {
-                let x = ci as f64;
-                v.map(|v| PathElement::new(vec![(x - 0.45, v), (x + 0.45, v)], ink.stroke_width(2)))
+            .filter_map(|(x0, ci)| {
+                let x = x0 as f64;
+                let v = b.values.get(*ci).copied().flatten()?;
+                Some(PathElement::new(
+                    vec![(x - 0.45, v), (x + 0.45, v)],
+                    ink.stroke_width(2),
+                ))
             })
             .collect();
         chart
@@ -198,14 +292,15 @@ fn draw_medians(
             .label(format!("bound: {}", b.name))
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], ink.stroke_width(2)));
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.85))
-        .border_style(RGBColor(180, 180, 180))
-        .label_font((FONT, 13))
-        .draw()?;
-    root.present()?;
+    if legend {
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .background_style(WHITE.mix(0.85))
+            .border_style(RGBColor(180, 180, 180))
+            .label_font((FONT, 13))
+            .draw()?;
+    }
     Ok(())
 }
 
@@ -340,6 +435,7 @@ mod tests {
                         median: 10.0,
                         ci: Some((9.9, 10.1)),
                         samples: vec![9.9, 10.0, 10.1],
+                        claimed: Some(9.97),
                     }),
                     None,
                 ],
@@ -368,6 +464,7 @@ mod tests {
                 median: 700.0,
                 ci: None,
                 samples: vec![],
+                claimed: None,
             })],
         }];
         let plain = medians("iops", "IOPS", "delay", &["1".into()], &series, None);
@@ -378,6 +475,41 @@ mod tests {
         let s = medians("iops", "IOPS", "delay", &["1".into()], &series, Some(&b));
         assert!(s.contains("bound: iops.bound"), "{s}");
         assert!(!plain.contains("bound"));
+    }
+
+    /// Rows from 50 to 18k IOPS: each gets its own panel and scale, so
+    /// the small ones are not flattened to the floor; the claims show.
+    #[test]
+    fn rows_that_span_decades_get_a_scale_each() {
+        let pt = |m: f64, c: f64| {
+            Some(Point {
+                median: m,
+                ci: Some((m * 0.98, m * 1.02)),
+                samples: vec![m],
+                claimed: Some(c),
+            })
+        };
+        let series = [Series {
+            name: "kthread".into(),
+            color: 0,
+            points: vec![pt(970.0, 1000.0), pt(50.0, 50.0), pt(18000.0, 13300.0)],
+        }];
+        let cats: Vec<String> = ["1,write".into(), "10,read".into(), "10,async".into()].to_vec();
+        assert!(spans_decades(&series, None, 3));
+        let s = medians("iops", "IOPS", "delay,job", &cats, &series, None);
+        assert!(s.contains("claimed (x)"), "{s}");
+        for c in &cats {
+            assert!(s.contains(c.as_str()), "{c}");
+        }
+        // Three panels, three y axes: a tick near each row's own values.
+        let tick = |t: &str| s.lines().any(|l| l.trim() == t);
+        assert!(tick("50") && tick("1000") && tick("20000"), "{s}");
+        let close = [Series {
+            name: "a".into(),
+            color: 0,
+            points: vec![pt(970.0, 1000.0), pt(500.0, 500.0)],
+        }];
+        assert!(!spans_decades(&close, None, 2));
     }
 
     #[test]

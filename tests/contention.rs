@@ -1,5 +1,5 @@
-//! Host contention never becomes a verdict: `lab run` with a CPU hog on
-//! every host core, real kernel, QEMU, SSH and fio.
+//! Host contention never becomes a verdict it could explain: `lab run`
+//! with a CPU hog on every host core, real kernel, QEMU, SSH and fio.
 
 mod common;
 
@@ -54,6 +54,9 @@ fn a_cpu_hog_makes_every_cell_contended_no_verdict_and_no_jiffies_clock() {
     let text = std::fs::read_to_string(common::repo().join("tests/data/matrices/small.yaml"))
         .unwrap()
         .replace("repetitions: 1", "repetitions: 3\ncontention: {retries: 0}")
+        // At 20 ms the patch changes little (the mail: +6%), which the
+        // load can explain; at 1 ms it divides the latency by about 8.
+        .replace("delay: [1]", "delay: [1, 20]")
         .replace("name: small", "name: contended");
     let m = dir.path().join("contended.yaml");
     std::fs::write(&m, text).unwrap();
@@ -70,12 +73,12 @@ fn a_cpu_hog_makes_every_cell_contended_no_verdict_and_no_jiffies_clock() {
     drop(hog);
     let stderr = String::from_utf8_lossy(&out.stderr);
     let stdout = String::from_utf8_lossy(&out.stdout);
-    // Every comparison is untrusted, so the run is incomplete: exit 2.
+    // The 20 ms comparison is untrusted, so the run is incomplete: exit 2.
     assert_eq!(out.status.code(), Some(2), "{stderr}\n{stdout}");
 
     let run = common::only_run(&results);
     let cells = run.cells().unwrap();
-    assert_eq!(cells.len(), 6, "2 variants x 3 repetitions");
+    assert_eq!(cells.len(), 12, "2 variants x 2 delays x 3 repetitions");
     for c in &cells {
         let p = c.contention.as_ref().expect("contention measured per cell");
         eprintln!("{} rep {}: {}", c.cell, c.rep, p.figures());
@@ -86,6 +89,10 @@ fn a_cpu_hog_makes_every_cell_contended_no_verdict_and_no_jiffies_clock() {
             p.psi_some_pct.is_some() && p.qemu_wait_pct.is_some(),
             "{p:?}"
         );
+        // What made it contended: other processes (the hog) took CPU.
+        let others = p.others_cpu_pct.expect("other processes' CPU time measured");
+        assert!(others > 20.0, "{p:?}");
+        assert!(p.max_effect() > 0.0);
     }
     // The loaded guests kept a real clocksource: the base config gives
     // x86_64 HPET and the ACPI PM timer for when the TSC is lost, so
@@ -119,16 +126,38 @@ fn a_cpu_hog_makes_every_cell_contended_no_verdict_and_no_jiffies_clock() {
     let report = lab::report::load(&run).unwrap();
     let comparisons: Vec<_> = report.groups.iter().flat_map(|g| &g.comparisons).collect();
     assert!(!comparisons.is_empty());
-    for c in comparisons {
-        assert_eq!(c.verdict, Verdict::Untrusted, "{c:?}");
-        assert!(!c.regression);
-        assert_eq!(
-            c.untrusted.len(),
-            6,
-            "each contended sample named: {:?}",
-            c.untrusted
-        );
+    for g in &report.groups {
+        for c in &g.comparisons {
+            assert!(!c.regression);
+            let flag = c
+                .flags
+                .iter()
+                .find(|f| f.kind == lab::report::FlagKind::Contended)
+                .unwrap_or_else(|| panic!("{}: no contention flag: {c:?}", g.id));
+            let effect = flag.value.unwrap() / 100.0;
+            let change = c.change.unwrap().abs();
+            if c.verdict == Verdict::Untrusted {
+                assert_eq!(
+                    c.untrusted.len(),
+                    6,
+                    "each contended sample named: {:?}",
+                    c.untrusted
+                );
+                assert!(change <= effect + 0.05, "{}: {change} {effect}", g.id);
+                assert!(flag.message.contains("enough to explain"), "{}", flag.message);
+            } else {
+                // Contention cannot explain this change: the verdict stands.
+                assert!(change > effect + 0.05, "{}: {change} {effect}", g.id);
+                assert!(flag.message.contains("not enough to explain"), "{}", flag.message);
+            }
+        }
     }
+    let untrusted = report
+        .groups
+        .iter()
+        .find(|g| g.run_key == "delay=20")
+        .unwrap();
+    assert_eq!(untrusted.comparisons[0].verdict, Verdict::Untrusted);
     assert_eq!(lab::report::exit_code(&report), 2);
     let text = lab::report::render(&report, lab::report::Format::Text).unwrap();
     assert!(text.contains("untrusted"), "{text}");

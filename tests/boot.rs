@@ -116,6 +116,38 @@ async fn boots_and_runs_commands_over_one_ssh_session_then_quits_over_qmp() {
     );
 }
 
+/// A guest runs strangers' patches: it must not reach a service on the
+/// host's loopback (user-mode networking's 10.0.2.2), while lab still
+/// reaches the guest's SSH through its forward.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_guest_cannot_reach_a_listener_on_the_hosts_loopback() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    listener.set_nonblocking(true).unwrap();
+    let keys = keys();
+    let cfg = config(lab_initrd(&keys)).await;
+    let dir = tempfile::tempdir().unwrap();
+    let b = up(&cfg, &keys, dir.path()).await;
+    // The guest's network is up (the forward works: we are talking to it).
+    let o = b
+        .ssh
+        .exec(&format!(
+            "ip addr show dev eth0 | grep -c 10.0.2.15; \
+             echo hello | timeout 5 busybox nc 10.0.2.2 {port}; echo rc=$?"
+        ))
+        .await
+        .unwrap();
+    eprintln!("guest: {}{}", o.stdout, o.stderr);
+    assert!(o.stdout.starts_with('1'), "eth0 has its address: {o:?}");
+    assert!(!o.stdout.contains("rc=0"), "nc succeeded: {o:?}");
+    let accepted = listener.accept();
+    b.shutdown().await;
+    assert!(
+        matches!(&accepted, Err(e) if e.kind() == std::io::ErrorKind::WouldBlock),
+        "the guest connected to the host's 127.0.0.1:{port}: {accepted:?}"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_panicking_init_fails_the_boot_fast_with_the_panic_text() {
     let keys = keys();

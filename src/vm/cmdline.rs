@@ -104,9 +104,16 @@ pub fn qemu_args(cfg: &BootConfig, rt: &Runtime) -> Vec<String> {
         "-mon",
         "chardev=qmp,mode=control",
     ]);
+    // restrict=on: the guest runs a stranger's patch and must reach
+    // nothing of the host (user-mode networking would otherwise let it
+    // connect to every service on the host's loopback through 10.0.2.2).
+    // The forward for SSH, from the host in, still works.
     push(&[
         "-netdev",
-        &format!("user,id=n0,hostfwd=tcp:127.0.0.1:{}-:22", rt.ssh_port),
+        &format!(
+            "user,id=n0,restrict=on,hostfwd=tcp:127.0.0.1:{}-:22",
+            rt.ssh_port
+        ),
     ]);
     push(&[
         "-device",
@@ -198,7 +205,10 @@ mod tests {
             ),
             "{args}"
         );
-        assert!(args.contains("hostfwd=tcp:127.0.0.1:2222-:22"), "{args}");
+        assert!(
+            args.contains("user,id=n0,restrict=on,hostfwd=tcp:127.0.0.1:2222-:22"),
+            "{args}"
+        );
         assert!(
             args.contains("-chardev socket,id=qmp,path=/r/qmp.sock,server=on,wait=off -mon chardev=qmp,mode=control"),
             "{args}"

@@ -118,6 +118,15 @@ fn rows() -> Vec<Row> {
             ],
         ),
         plan_row(
+            "nvme serial with QEMU option syntax",
+            with(
+                "boot: {cpus: 1, memory: 1024}",
+                "boot: {cpus: 1, memory: 1024, nvme: [{serial: \"x,drive=foo,addr=0x99\"}]}",
+            ),
+            3,
+            &["m.yaml", "boot.nvme[0].serial", "is not an NVMe serial"],
+        ),
+        plan_row(
             "duplicate axis value",
             with("delay: [1, 2]", "delay: [1, 1]"),
             3,

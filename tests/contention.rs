@@ -90,7 +90,9 @@ fn a_cpu_hog_makes_every_cell_contended_no_verdict_and_no_jiffies_clock() {
             "{p:?}"
         );
         // What made it contended: other processes (the hog) took CPU.
-        let others = p.others_cpu_pct.expect("other processes' CPU time measured");
+        let others = p
+            .others_cpu_pct
+            .expect("other processes' CPU time measured");
         assert!(others > 20.0, "{p:?}");
         assert!(p.max_effect() > 0.0);
     }
@@ -144,11 +146,19 @@ fn a_cpu_hog_makes_every_cell_contended_no_verdict_and_no_jiffies_clock() {
                     c.untrusted
                 );
                 assert!(change <= effect + 0.05, "{}: {change} {effect}", g.id);
-                assert!(flag.message.contains("enough to explain"), "{}", flag.message);
+                assert!(
+                    flag.message.contains("enough to explain"),
+                    "{}",
+                    flag.message
+                );
             } else {
                 // Contention cannot explain this change: the verdict stands.
                 assert!(change > effect + 0.05, "{}: {change} {effect}", g.id);
-                assert!(flag.message.contains("not enough to explain"), "{}", flag.message);
+                assert!(
+                    flag.message.contains("not enough to explain"),
+                    "{}",
+                    flag.message
+                );
             }
         }
     }

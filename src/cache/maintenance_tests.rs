@@ -97,6 +97,10 @@ fn export_then_import_into_another_cache_finds_every_entry_and_pointer() {
         assert_eq!(idx.entries.len(), 3, "{ext}");
         assert_eq!(idx.pointers.len(), 3, "{idx:?}");
         assert!(file.is_file());
+        // It holds the guest's SSH host key: the owner's alone.
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&file).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600, "{mode:o}");
 
         let r = import_into(&b, &file).unwrap();
         assert_eq!(r.imported.len(), 3);

@@ -119,6 +119,18 @@ pub fn export_from(
         file.file_name().unwrap_or_default().to_string_lossy(),
         std::process::id()
     ));
+    // Initrd entries hold the guest's SSH host key: the archive is the
+    // owner's alone (0600) from its first byte; tar keeps the mode.
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(&partial)
+            .with_context(|| format!("creating {}", partial.display()))?;
+    }
     let mut tar = Command::new("tar");
     // An interrupted export removes the partial archive.
     let guard = crate::interrupt::temp_guard(&partial);

@@ -297,6 +297,11 @@ pub(super) fn expand(m: &Matrix) -> Result<Plan> {
                 .map(|n| render_value(n, &vars))
                 .collect::<Result<Vec<_>>>()
                 .with_context(|| format!("{}: boot {id}: boot.nvme", m.path.display()))?;
+            for (i, n) in nvme.iter().enumerate() {
+                check_nvme(n).map_err(|e| {
+                    anyhow::anyhow!("{}: boot {id}: boot.nvme[{i}].{e}", m.path.display())
+                })?;
+            }
             boots.push(BootSpec {
                 id: id.clone(),
                 kernel: k.id.clone(),
@@ -502,4 +507,35 @@ fn render_value<T: Serialize + serde::de::DeserializeOwned>(v: &T, vars: &Vars) 
     let mut j = serde_json::to_value(v)?;
     walk(&mut j, vars)?;
     Ok(serde_json::from_value(j)?)
+}
+
+/// An emulated NVMe controller's options reach QEMU's `-device` and
+/// `-drive` strings, where a comma starts another option: only plain
+/// words pass (`serial: "x,drive=foo"` would add a drive option).
+fn check_nvme(n: &super::schema::NvmeDef) -> std::result::Result<(), String> {
+    if let Some(s) = &n.serial {
+        let ok = !s.is_empty()
+            && s.len() <= 20
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c));
+        if !ok {
+            let shown: String = s.escape_debug().take(40).collect();
+            return Err(format!(
+                "serial: '{shown}' is not an NVMe serial: 1 to 20 letters, digits, '.', '_' or '-'"
+            ));
+        }
+    }
+    if let Some(b) = &n.backing
+        && !["memory", "file"].contains(&b.as_str())
+    {
+        let shown: String = b.escape_debug().take(40).collect();
+        return Err(format!("backing: '{shown}': use memory or file"));
+    }
+    if let Some(sz) = &n.size
+        && crate::util::parse_size(sz).map_or(true, |b| b == 0)
+    {
+        let shown: String = sz.escape_debug().take(40).collect();
+        return Err(format!("size: '{shown}' is not a size such as 1G or 512M"));
+    }
+    Ok(())
 }

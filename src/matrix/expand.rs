@@ -418,11 +418,21 @@ fn cell_workload(m: &Matrix, vars: &Vars) -> Result<Option<Workload>> {
 fn fio_options(mut f: FioDef) -> Result<FioDef> {
     use super::fioopts::to_map;
     let err = |e: String| anyhow::anyhow!("fio: {e}");
+    for (k, v) in std::mem::take(&mut f.beside) {
+        if f.extra.insert(k.clone(), v).is_some() {
+            return Err(err(format!(
+                "option '{k}' is given twice: beside extra and in it"
+            )));
+        }
+    }
+    for k in f.extra.keys() {
+        super::fioopts::check_key(k).map_err(err)?;
+    }
     if let Some(o) = f.options.take() {
         for (k, v) in to_map(&o).map_err(err)? {
             if f.extra.insert(k.clone(), v).is_some() {
                 return Err(err(format!(
-                    "option '{k}' is given in extra and in options"
+                    "option '{k}' is given twice: beside options and in options"
                 )));
             }
         }

@@ -494,3 +494,41 @@ fn inline_config_lines_are_a_fragment_and_a_bad_one_names_its_line() {
         "{e}"
     );
 }
+
+/// fio's own option names beside the named ones, as a reviewer copies
+/// them from a mail's command line, are fio options; a name fio could
+/// not have, or one lab sets itself, is an error naming it.
+#[test]
+fn fio_options_beside_the_named_ones_are_options() {
+    let m = parse(&format!(
+        "{HEAD}workload:\n  fio: {{filename: /dev/nullb0, rw: randread, time_based: 1, iodepth_batch_submit: 8}}\n"
+    ))
+    .unwrap();
+    let p = m.plan().unwrap();
+    let Some(Workload::Fio(f)) = &p.cells[0].workload else {
+        panic!()
+    };
+    assert_eq!(f.extra["time_based"], Scalar::Int(1));
+    assert_eq!(f.extra["iodepth_batch_submit"], Scalar::Int(8));
+    let e = format!(
+        "{:#}",
+        parse(&format!(
+            "{HEAD}workload:\n  fio: {{filename: /dev/nullb0, rw: read, \"bad name\": 1}}\n"
+        ))
+        .and_then(|m| m.plan())
+        .unwrap_err()
+    );
+    assert!(e.contains("fio option 'bad name'"), "{e}");
+    let e = format!(
+        "{:#}",
+        parse(&format!(
+            "{HEAD}workload:\n  fio: {{filename: /dev/nullb0, rw: read, output-format: json}}\n"
+        ))
+        .and_then(|m| m.plan())
+        .unwrap_err()
+    );
+    assert!(
+        e.contains("fio option 'output-format' is set by lab"),
+        "{e}"
+    );
+}

@@ -19,7 +19,7 @@ pub fn to_map(o: &FioOptions) -> Result<BTreeMap<String, Scalar>, String> {
     Ok(map)
 }
 
-fn check_key(k: &str) -> Result<(), String> {
+pub(super) fn check_key(k: &str) -> Result<(), String> {
     if k.is_empty()
         || !k
             .chars()

@@ -487,10 +487,14 @@ pub struct FioJobDef {
     pub options: Option<FioOptions>,
 }
 
-/// A fio workload. Every value may be a template. The named fields and
-/// `options` are fio's global options; `jobs` run in one invocation.
+/// A fio workload. Every value may be a template. The named fields,
+/// any other fio option written beside them (`time_based: 1`,
+/// `directory: /mnt/xfs`, `iodepth_batch_submit: 8`) and `options` are
+/// fio's global options; `jobs` run in one invocation. Other keys are
+/// taken as fio's own option names, as a reviewer copies them from a
+/// mail; the names are checked for fio's syntax at plan time, and the
+/// ones lab sets itself are refused.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct FioDef {
     #[serde(default)]
     pub filename: Option<String>,
@@ -522,6 +526,10 @@ pub struct FioDef {
     /// Any other fio option, passed as `--key=value`.
     #[serde(default)]
     pub extra: std::collections::BTreeMap<String, Scalar>,
+    /// fio options written beside the named fields; the plan moves them
+    /// into `extra`.
+    #[serde(default, flatten)]
+    pub beside: std::collections::BTreeMap<String, Scalar>,
     /// More global options, as a map or a command line.
     #[serde(default)]
     pub options: Option<FioOptions>,

@@ -64,6 +64,19 @@ fn claim_table(n: usize, config: &str, checks: &[&ClaimCheck]) -> Vec<String> {
     } else {
         format!("Claim {n}, table {}, measured on {config}", first.table)
     };
+    // The conditions that pick the cells (`delay=1, job=read`), less
+    // those the config already names.
+    let config_parts: Vec<&str> = config.split(',').map(str::trim).collect();
+    let picked: Vec<&str> = first
+        .conditions
+        .split(", ")
+        .filter(|c| !c.is_empty() && !config_parts.contains(c))
+        .collect();
+    let head = if picked.is_empty() {
+        head
+    } else {
+        format!("{head}, claimed for {}", picked.join(", "))
+    };
     out.extend(wrap(
         &format!(
             "{head}: {} in {}, tolerance {}.",
@@ -73,6 +86,14 @@ fn claim_table(n: usize, config: &str, checks: &[&ClaimCheck]) -> Vec<String> {
         ),
         "",
     ));
+    // What the mail ran for it, and the bound it states: the reader of
+    // the reply sees which numbers these are without the mail open.
+    if let Some(c) = &first.caption {
+        out.extend(wrap(&format!("Mail: {c}"), "  "));
+    }
+    if let Some(b) = &first.theoretical_max {
+        out.extend(wrap(&format!("Bound in the mail: {b}"), "  "));
+    }
     let mut rows: Vec<&str> = Vec::new();
     let mut cols: Vec<&str> = Vec::new();
     for c in checks {

@@ -338,7 +338,14 @@ fn caption_above(block: &[Line], from: usize, start: usize) -> Option<String> {
     while begin > from && !block[begin - 1].is_blank() && end - begin < 8 {
         begin -= 1;
     }
-    let lines: Vec<&str> = block[begin..end].iter().map(|l| l.text.trim()).collect();
+    // A command continued with `\` reads as one line.
+    let lines: Vec<&str> = block[begin..end]
+        .iter()
+        .map(|l| {
+            let t = l.text.trim();
+            t.strip_suffix('\\').map_or(t, str::trim_end)
+        })
+        .collect();
     if lines.is_empty() {
         return None;
     }

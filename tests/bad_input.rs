@@ -262,6 +262,31 @@ fn rows() -> Vec<Row> {
             &["--shards", "0"],
         ),
         cmd_row(
+            "--shards 2^64-1",
+            &["plan", "m.yaml", "--shards", "18446744073709551615", "--format", "github-matrix"],
+            3,
+            &["--shards", "not in 1..=1000"],
+        ),
+        plan_row(
+            "derived: 20000 nested parentheses",
+            format!(
+                "{BASE}derived:\n  deep: \"{}1{}\"\n",
+                "(".repeat(20_000),
+                ")".repeat(20_000)
+            ),
+            3,
+            &["m.yaml", "nested deeper than 64"],
+        ),
+        plan_row(
+            "a template that loops 10^10 times",
+            with(
+                "read_ms: \"{{ delay }}\"",
+                "read_ms: \"{% for i in range(100000) %}{% for j in range(100000) %}x{% endfor %}{% endfor %}\"",
+            ),
+            3,
+            &["m.yaml", "fuel"],
+        ),
+        cmd_row(
             "--mail /nonexistent",
             &["plan", "m.yaml", "--mail", "/nonexistent"],
             3,

@@ -51,8 +51,8 @@ pub enum Cmd {
         /// text, json, or github-matrix (with --shards)
         #[arg(long, default_value = "text")]
         format: String,
-        /// Split the kernels into N shards of about equal cost.
-        #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+        /// Split the kernels into N shards of about equal cost (1 to 1000).
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1000))]
         shards: Option<u64>,
     },
     /// Draft a matrix from a patch mail: variants, kernel, setup, fio

@@ -75,7 +75,12 @@ fn lex(s: &str) -> Result<Vec<Tok>, String> {
 struct Parser {
     toks: Vec<Tok>,
     pos: usize,
+    /// Parentheses and minus signs open around the current token.
+    depth: usize,
 }
+
+/// Deeper nesting is an input error, not a stack overflow.
+const MAX_DEPTH: usize = 64;
 
 impl Parser {
     fn peek(&self) -> Option<&Tok> {
@@ -100,6 +105,22 @@ impl Parser {
     fn unary(&mut self) -> Result<Expr, String> {
         let t = self.peek().cloned();
         self.pos += 1;
+        let opens = matches!(t, Some(Tok::Op('-' | '(')));
+        if opens {
+            self.depth += 1;
+            if self.depth > MAX_DEPTH {
+                return Err(format!(
+                    "nested deeper than {MAX_DEPTH} parentheses or minus signs"
+                ));
+            }
+        }
+        let e = self.operand(t);
+        if opens {
+            self.depth -= 1;
+        }
+        e
+    }
+    fn operand(&mut self, t: Option<Tok>) -> Result<Expr, String> {
         match t {
             Some(Tok::Op('-')) => Ok(Expr::Neg(Box::new(self.unary()?))),
             Some(Tok::Num(n)) => Ok(Expr::Num(n)),
@@ -124,6 +145,7 @@ pub fn parse(s: &str) -> Result<Expr, String> {
     let mut p = Parser {
         toks: lex(s)?,
         pos: 0,
+        depth: 0,
     };
     let e = p.sum()?;
     if let Some(t) = p.peek() {
@@ -294,6 +316,19 @@ mod tests {
             parse("sync.lat_p99").unwrap().eval(&get).unwrap_err(),
             "no value for 'sync.lat_p99'"
         );
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_stack_overflow() {
+        let deep = format!("{}1{}", "(".repeat(20_000), ")".repeat(20_000));
+        assert!(parse(&deep).unwrap_err().contains("nested deeper than 64"));
+        let minus = format!("{}1", "-".repeat(50_000));
+        assert!(parse(&minus).unwrap_err().contains("nested deeper than 64"));
+        // 64 levels, and siblings at one level, are fine.
+        let ok = format!("{}1{}", "(".repeat(64), ")".repeat(64));
+        assert!(parse(&ok).is_ok());
+        let wide = vec!["(-a)"; 1000].join(" + ");
+        assert!(parse(&wide).is_ok());
     }
 
     #[test]

@@ -15,16 +15,34 @@ pub fn render(template: &str, vars: &Vars) -> Result<String> {
     }
     let mut env = minijinja::Environment::new();
     env.set_undefined_behavior(minijinja::UndefinedBehavior::Strict);
+    // A matrix value is a short string; a template that loops for long
+    // (`range(100000)` inside another) runs out of fuel: an input error,
+    // never a hang.
+    env.set_fuel(Some(FUEL));
     let ctx = minijinja::Value::from(minijinja::value::Serde(vars));
-    env.render_str(template, ctx).map_err(|e| {
+    let shown: String = template.escape_debug().take(200).collect();
+    let out = env.render_str(template, ctx).map_err(|e| {
         let known: Vec<&str> = vars.keys().map(|s| s.as_str()).collect();
         anyhow!(
-            "template '{template}': {} (variables: {})",
+            "template '{shown}': {} (variables: {})",
             e,
             known.join(", ")
         )
-    })
+    })?;
+    if out.len() > MAX_RENDERED {
+        return Err(anyhow!(
+            "template '{shown}' renders {} bytes, more than the {MAX_RENDERED} a matrix value may have",
+            out.len()
+        ));
+    }
+    Ok(out)
 }
+
+/// Instructions one template may run (minijinja's fuel).
+const FUEL: u64 = 100_000;
+
+/// The longest string a template may render to.
+const MAX_RENDERED: usize = 64 * 1024;
 
 #[cfg(test)]
 mod tests {
@@ -37,6 +55,22 @@ mod tests {
         ]
         .into_iter()
         .collect()
+    }
+
+    #[test]
+    fn a_template_that_loops_for_long_runs_out_of_fuel() {
+        let t = "{% for i in range(100000) %}{% for j in range(100000) %}x{% endfor %}{% endfor %}";
+        let start = std::time::Instant::now();
+        let e = render(t, &vars()).unwrap_err().to_string();
+        assert!(start.elapsed().as_secs() < 2, "{:?}", start.elapsed());
+        assert!(e.contains("fuel"), "{e}");
+        let e = render(
+            "{% for i in range(1000) %}{{ 'y' * 100 }}{% endfor %}",
+            &vars(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("more than the 65536"), "{e}");
     }
 
     #[test]

@@ -523,29 +523,31 @@ fn render_value<T: Serialize + serde::de::DeserializeOwned>(v: &T, vars: &Vars) 
 /// `-drive` strings, where a comma starts another option: only plain
 /// words pass (`serial: "x,drive=foo"` would add a drive option).
 fn check_nvme(n: &super::schema::NvmeDef) -> std::result::Result<(), String> {
+    let shown = |s: &str| s.escape_debug().take(40).collect::<String>();
     if let Some(s) = &n.serial {
         let ok = !s.is_empty()
             && s.len() <= 20
             && s.chars()
                 .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c));
         if !ok {
-            let shown: String = s.escape_debug().take(40).collect();
             return Err(format!(
-                "serial: '{shown}' is not an NVMe serial: 1 to 20 letters, digits, '.', '_' or '-'"
+                "serial: '{}' is not an NVMe serial: 1 to 20 letters, digits, '.', '_' or '-'",
+                shown(s)
             ));
         }
     }
     if let Some(b) = &n.backing
         && !["memory", "file"].contains(&b.as_str())
     {
-        let shown: String = b.escape_debug().take(40).collect();
-        return Err(format!("backing: '{shown}': use memory or file"));
+        return Err(format!("backing: '{}': use memory or file", shown(b)));
     }
     if let Some(sz) = &n.size
         && crate::util::parse_size(sz).map_or(true, |b| b == 0)
     {
-        let shown: String = sz.escape_debug().take(40).collect();
-        return Err(format!("size: '{shown}' is not a size such as 1G or 512M"));
+        return Err(format!(
+            "size: '{}' is not a size such as 1G or 512M",
+            shown(sz)
+        ));
     }
     Ok(())
 }

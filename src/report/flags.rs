@@ -125,15 +125,32 @@ pub fn codes(g: &Group, metric: &str) -> String {
     kinds.iter().map(|k| k.code()).collect::<Vec<_>>().join(",")
 }
 
+/// One kind of flag in the report: how many cells carry it, the range
+/// of its figure, and for kinds that name something, up to two of what
+/// they name. The text legend and the reply each lay it out.
+pub struct LegendEntry {
+    pub kind: FlagKind,
+    /// `host load above its cores in 8 of 8 cells (2.3-3.1): timings
+    /// may be inflated`: the kind's meaning, count, range and effect.
+    pub summary: String,
+    /// `e.g. knob ... ignored`, `and 3 more`.
+    pub examples: Vec<String>,
+}
+
 /// One line per kind of flag in the report: code, meaning, how many
 /// cells, the range of its value, what it means, and for kinds that
 /// name something, up to two of what they name.
 pub fn legend(r: &Report) -> Vec<String> {
-    legend_of(r, |_| true)
+    let mut out = Vec::new();
+    for e in legend_of(r, |_| true) {
+        out.push(format!("{}  {}", e.kind.code(), e.summary));
+        out.extend(e.examples.iter().map(|x| format!("   {x}")));
+    }
+    out
 }
 
-/// [`legend`], for the kinds `keep` accepts only.
-pub fn legend_of(r: &Report, keep: impl Fn(FlagKind) -> bool) -> Vec<String> {
+/// The legend's entries, for the kinds `keep` accepts only.
+pub fn legend_of(r: &Report, keep: impl Fn(FlagKind) -> bool) -> Vec<LegendEntry> {
     let cells: usize = r.groups.iter().map(|g| g.cells.len()).sum();
     let mut kinds: Vec<FlagKind> = r
         .groups
@@ -181,15 +198,20 @@ pub fn legend_of(r: &Report, keep: impl Fn(FlagKind) -> bool) -> Vec<String> {
         } else {
             format!(" in {n} of {cells} cells")
         };
-        out.push(format!("{}  {what}{count}{range}: {means}", k.code()));
+        let mut examples = Vec::new();
         if k.quoted() {
             for m in named.iter().take(2) {
-                out.push(format!("   e.g. {}", short(m, 66)));
+                examples.push(format!("e.g. {}", short(m, 66)));
             }
             if named.len() > 2 {
-                out.push(format!("   and {} more", named.len() - 2));
+                examples.push(format!("and {} more", named.len() - 2));
             }
         }
+        out.push(LegendEntry {
+            kind: k,
+            summary: format!("{what}{count}{range}: {means}"),
+            examples,
+        });
     }
     out
 }

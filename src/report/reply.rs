@@ -37,15 +37,11 @@ pub fn render(r: &Report) -> String {
     if !flags.is_empty() {
         out.push(String::new());
         out.push("Flags:".into());
-        for f in flags {
-            // The legend indents what it quotes; keep that under its kind.
-            // and drop its code letter: the reply has no table of codes.
-            match f.strip_prefix("   ") {
-                Some(quoted) => out.extend(wrap(quoted, "    ")),
-                None => {
-                    let text = f.split_once("  ").map_or(f.as_str(), |(_, t)| t);
-                    out.extend(wrap(text, "- "));
-                }
+        // No code letters: the reply has no table of codes.
+        for e in flags {
+            out.extend(wrap(&e.summary, "- "));
+            for x in &e.examples {
+                out.extend(wrap(x, "    "));
             }
         }
     }
@@ -301,7 +297,7 @@ fn environment(r: &Report) -> String {
 /// Flags that change how far a number can be trusted: one line per
 /// kind with its count and range, as the text report's legend has them
 /// (a loaded host flags every cell; a line per cell would bury the rest).
-fn flags(r: &Report) -> Vec<String> {
+fn flags(r: &Report) -> Vec<super::flags::LegendEntry> {
     use super::FlagKind as K;
     super::flags::legend_of(r, |k| {
         matches!(

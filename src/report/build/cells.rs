@@ -348,27 +348,23 @@ fn compare(
     // about the kernel, up to how much time other processes took from
     // QEMU: no better or worse may come out of it when that could explain
     // the change.
-    let contended: Vec<&crate::host::pressure::Contention> = [be, ne]
+    let contended: Vec<(&CellRecord, &crate::host::pressure::Contention)> = [be, ne]
         .iter()
         .flat_map(|e| e.records.iter())
         .filter(|r| r.status == CellStatus::Done)
-        .filter_map(|r| r.contention.as_ref().filter(|c| c.contended))
+        .filter_map(|r| Some((*r, r.contention.as_ref().filter(|c| c.contended)?)))
         .collect();
-    let effect = contended.iter().map(|c| c.max_effect()).fold(0.0, f64::max);
+    let effect = contended
+        .iter()
+        .map(|(_, c)| c.max_effect())
+        .fold(0.0, f64::max);
     let measured_change = change.map(|c| c.ratio_median).filter(|x| x.is_finite());
     let explains = measured_change.is_none_or(|c| c.abs() <= effect + settings.noise);
-    let mut untrusted: Vec<String> = Vec::new();
-    if explains {
-        untrusted = [be, ne]
-            .iter()
-            .flat_map(|e| e.records.iter())
-            .filter(|r| r.status == CellStatus::Done)
-            .filter_map(|r| {
-                let c = r.contention.as_ref().filter(|c| c.contended)?;
-                Some(format!("{} rep {} ({})", r.cell, r.rep, c.figures()))
-            })
-            .collect();
-    }
+    let untrusted: Vec<String> = contended
+        .iter()
+        .filter(|_| explains)
+        .map(|(r, c)| format!("{} rep {} ({})", r.cell, r.rep, c.figures()))
+        .collect();
     let verdict = match stats::verdict(&base, &new, lower_is_better, settings.noise, settings.alpha)
     {
         Verdict::TooFewRuns => Verdict::TooFewRuns,

@@ -42,6 +42,8 @@ pub enum UnitKind {
     Count,
     /// Base: hertz.
     Frequency,
+    /// Base: bytes (`io=92.6GiB`).
+    Size,
 }
 
 /// A unit as written, with what it measures and its scale.

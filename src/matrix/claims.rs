@@ -204,6 +204,7 @@ fn kind_name(k: UnitKind) -> &'static str {
         UnitKind::Percent => "a percentage",
         UnitKind::Count => "a count",
         UnitKind::Frequency => "a frequency",
+        UnitKind::Size => "a size",
     }
 }
 

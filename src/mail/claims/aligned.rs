@@ -47,8 +47,11 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
             }
             break;
         }
-        let cells = split(text);
-        if let Some(cells) = row_cells(cells, width) {
+        // A sentence is never a row; it may still head a group of rows.
+        let row = (!super::measures::is_prose_line(text))
+            .then(|| row_cells(split(text), width))
+            .flatten();
+        if let Some(cells) = row {
             if width == 0 {
                 width = cells.len();
             }
@@ -105,6 +108,9 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
 /// The header at `h`: a line of names, or a line of spanning names over
 /// one of more column names. Returns the headers and the next line.
 fn headers_at(lines: &[Line], h: usize) -> Option<(Headers, usize)> {
+    if super::measures::is_prose_line(&lines.get(h)?.text) {
+        return None;
+    }
     let first = split(&lines.get(h)?.text);
     if !is_header(&first) {
         return None;

@@ -89,6 +89,10 @@ pub fn is_header_cell(cell: &str) -> bool {
         && !c.ends_with('.')
         && c.split_whitespace().count() <= 5
         && !matches!(parse_cell(c), Parsed::Number { plain: true, .. })
+        && !c
+            .split_whitespace()
+            .next()
+            .is_some_and(super::tokens::only_continental)
 }
 
 pub fn is_header(cells: &[Cell]) -> bool {
@@ -260,17 +264,24 @@ pub fn build(headers: &Headers, body: Vec<BodyLine>) -> Option<Draft> {
         return None;
     }
     let span_names = spanning(&headers.spans, &value_names);
-    let columns: Vec<Column> = value_names
-        .iter()
-        .zip(&span_names)
-        .map(|(c, span)| Column {
-            name: match span {
-                Some(s) => format!("{s} / {}", c.text.trim()),
-                None => c.text.trim().to_string(),
-            },
-            unit: label_unit(&c.text),
-        })
-        .collect();
+    let parts = cell_parts(&body, keys, value_names.len());
+    let mut columns: Vec<Column> = Vec::new();
+    for ((c, span), n) in value_names.iter().zip(&span_names).zip(&parts) {
+        let name = match span {
+            Some(s) => format!("{s} / {}", c.text.trim()),
+            None => c.text.trim().to_string(),
+        };
+        for k in 1..=*n {
+            columns.push(Column {
+                name: if k == 1 {
+                    name.clone()
+                } else {
+                    format!("{name} ({k})")
+                },
+                unit: if k == 1 { label_unit(&c.text) } else { None },
+            });
+        }
+    }
     let grouped = body.iter().any(|b| matches!(b, BodyLine::Group { .. }));
     if grouped {
         key_names.insert(0, "group".into());
@@ -282,7 +293,7 @@ pub fn build(headers: &Headers, body: Vec<BodyLine>) -> Option<Draft> {
         match b {
             BodyLine::Group { text } => group = text,
             BodyLine::Row { cells, no } => {
-                let (mut row, warning) = row_of(&cells, no, keys, columns.len());
+                let (mut row, warning) = row_of(&cells, no, keys, &parts);
                 if grouped {
                     row.keys.insert(0, group.clone());
                 }
@@ -353,17 +364,64 @@ fn spanning(spans: &[Cell], columns: &[&Cell]) -> Vec<Option<String>> {
         .collect()
 }
 
-/// A data row fitted to `keys` key cells and `width` values. A row one
+/// How many numbers each value column holds: 1, or more where a cell
+/// writes several (`11.7k / 47.8 MB/s`, `1316MiB/s (12.65/55.40%)`,
+/// `2.15 (+14%)`); each becomes a column of its own.
+fn cell_parts(body: &[BodyLine], keys: usize, width: usize) -> Vec<usize> {
+    let mut parts = vec![1; width];
+    for b in body {
+        if let BodyLine::Row { cells, .. } = b {
+            for (k, c) in cells.iter().skip(keys).take(width).enumerate() {
+                parts[k] = parts[k].max(cell_values(&c.text).len()).min(8);
+            }
+        }
+    }
+    parts
+}
+
+/// The values of a cell: one for a number (with its unit and spread) or
+/// a mark, else every number the tokenizer finds in it.
+fn cell_values(text: &str) -> Vec<Value> {
+    use super::tokens::{Convention, Tok, scan};
+    let parsed = parse_cell(text);
+    if !matches!(parsed, Parsed::Text) {
+        return vec![parsed.value()];
+    }
+    let nums: Vec<Value> = scan(text, Convention::of(std::iter::once(text)))
+        .into_iter()
+        .filter_map(|t| match t {
+            Tok::Num(n) if !n.parameter && !n.knob => Some(Value::Number {
+                value: n.value,
+                unit: n.unit,
+                spread_pct: None,
+            }),
+            _ => None,
+        })
+        .collect();
+    if nums.is_empty() {
+        vec![Value::Missing]
+    } else {
+        nums
+    }
+}
+
+/// A data row fitted to `keys` key cells and the columns of `parts`. A row one
 /// cell long or short is kept, and said so.
-fn row_of(cells: &[Cell], no: usize, keys: usize, width: usize) -> (Row, Option<String>) {
+fn row_of(cells: &[Cell], no: usize, keys: usize, parts: &[usize]) -> (Row, Option<String>) {
+    let width = parts.len();
     let keys = keys.min(cells.len().saturating_sub(1));
     let key_cells: Vec<String> = cells[..keys]
         .iter()
         .map(|c| c.text.trim().to_string())
         .collect();
-    let mut values: Vec<Value> = cells[keys..]
+    let mut values: Vec<Vec<Value>> = cells[keys..]
         .iter()
-        .map(|c| parse_cell(&c.text).value())
+        .zip(parts.iter().chain(std::iter::repeat(&1)))
+        .map(|(c, &n)| {
+            let mut v = cell_values(&c.text);
+            v.resize(n, Value::Missing);
+            v
+        })
         .collect();
     let warning = match values.len().cmp(&width) {
         std::cmp::Ordering::Greater => {
@@ -381,7 +439,10 @@ fn row_of(cells: &[Cell], no: usize, keys: usize, width: usize) -> (Row, Option<
         }
         std::cmp::Ordering::Less => {
             let had = cells.len();
-            values.resize(width, Value::Missing);
+            let missing = parts[values.len()..]
+                .iter()
+                .map(|&n| vec![Value::Missing; n]);
+            values.extend(missing.collect::<Vec<_>>());
             Some(format!(
                 "line {no}: {had} cells where the table has {}; the last are missing",
                 keys + width
@@ -394,7 +455,7 @@ fn row_of(cells: &[Cell], no: usize, keys: usize, width: usize) -> (Row, Option<
         Row {
             keys: key_cells,
             unit,
-            values,
+            values: values.into_iter().flatten().collect(),
             line: no,
         },
         warning,

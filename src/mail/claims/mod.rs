@@ -16,12 +16,14 @@ mod grid;
 mod labels;
 mod lines;
 mod lkp;
+mod measures;
 mod numbers;
 mod perf;
 mod prose;
 pub mod render;
 #[cfg(test)]
 mod tests;
+mod tokens;
 
 pub use numbers::parse_unit;
 
@@ -182,13 +184,16 @@ pub(crate) struct Draft {
 /// starts there, if any.
 type Layout = fn(&[Line], usize) -> Option<Draft>;
 
-const LAYOUTS: [Layout; 6] = [
+/// The general reader, [`measures`], comes last: it takes what the
+/// layouts that know a tool's format leave.
+const LAYOUTS: [Layout; 7] = [
     lkp::at,
     perf::at,
     fio::at,
     borders::at,
     aligned::at,
     labels::at,
+    measures::at,
 ];
 
 /// Every claim in `body`, in order.

@@ -81,15 +81,10 @@ static NUMBER: LazyLock<Regex> = LazyLock::new(|| {
         .expect("constant regex")
 });
 
-/// A number at the start of `s` and the rest after it. Commas between
-/// thousands are dropped, and a `k`, `K`, `M`, `G` right after the
-/// digits (with no letter after it) scales it exactly.
-pub fn leading_number(s: &str) -> Option<(f64, &str)> {
-    number_prefix(s).map(|(v, rest, _)| (v, rest))
-}
-
-/// [`leading_number`], with the end of the bare number in `s` (before
-/// any multiplier).
+/// A number at the start of `s`, the rest after it, and the end of the
+/// bare number (before any multiplier). Commas between thousands are
+/// dropped, and a `k`, `K`, `M`, `G` right after the digits (with no
+/// letter after it) scales it exactly.
 fn number_prefix(s: &str) -> Option<(f64, &str, usize)> {
     // Most cells are words: no regex search for them.
     if !s

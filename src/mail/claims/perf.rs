@@ -5,14 +5,15 @@
 
 use super::Draft;
 use super::lines::Line;
-use super::numbers::{count_unit, leading_number, parse_unit};
+use super::numbers::{count_unit, parse_unit};
+use super::tokens::{Convention, Tok, scan};
 use crate::mail::model::{ClaimKind, Column, Row, Value};
 use regex::Regex;
 use std::sync::LazyLock;
 
 static EVENT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"^\s*(<not counted>|<not supported>|[\d,]+(?:\.\d+)?)(?:\s+\+-\s+[\d.,]+)?\s+(msec\s+|seconds\s+)?(time elapsed|[A-Za-z][\w\-./:]*)\s*(?:#.*?)?(?:\(\s*\+-\s*([\d.]+)%\s*\))?\s*(?:\(\d+\.\d+%\))?\s*$",
+        r"^\s*(<not counted>|<not supported>|[\d.,]*\d)(?:\s+\+-\s+[\d.,]+)?\s+(msec\s+|seconds\s+)?(time elapsed|[A-Za-z][\w\-./:]*)\s*(?:#\s*([\d.,]+)\s*([^(]*?))?\s*(?:\(\s*\+-\s*([\d.,]+)%\s*\))?\s*(?:\(\d+[.,]\d+%\))?\s*$",
     )
     .expect("constant regex")
 });
@@ -54,6 +55,9 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
     let mut j = i;
     let mut end = i;
     let mut hashes = 0;
+    let mut any_derived = false;
+    let window = &lines[i..lines.len().min(i + 64)];
+    let conv = Convention::of(window.iter().map(|l| l.text.as_str()));
     while j < lines.len() {
         if lines[j].is_blank() {
             j += 1;
@@ -68,26 +72,77 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
             Some(_) => parse_unit("seconds"),
             None => Some(count_unit("")),
         };
-        let value = match leading_number(&c[1]) {
-            Some((v, _)) => Value::Number {
+        let spread = c.get(6).and_then(|s| number(s.as_str(), conv));
+        let value = match number(&c[1], conv) {
+            Some(v) => Value::Number {
                 value: v,
                 unit: None,
-                spread_pct: c.get(4).and_then(|s| s.as_str().parse().ok()),
+                spread_pct: spread,
             },
             None => Value::NotApplicable,
+        };
+        // perf's arithmetic after `#` (`1,705 GHz`, `0,35 insn per
+        // cycle`), in a column of its own, with the unit it names.
+        let derived = match (c.get(4).and_then(|m| number(m.as_str(), conv)), c.get(5)) {
+            (Some(v), words) => {
+                any_derived = true;
+                Value::Number {
+                    value: v,
+                    unit: words.and_then(|w| {
+                        let w = w.as_str().trim();
+                        parse_unit(w).or_else(|| parse_unit(w.split_whitespace().next()?))
+                    }),
+                    spread_pct: None,
+                }
+            }
+            (None, _) => Value::Missing,
         };
         d.rows.push(Row {
             keys: vec![c[3].to_string()],
             unit,
-            values: vec![value],
+            values: vec![value, derived],
             line: lines[j].no,
         });
         j += 1;
         end = j;
+        // A line wrapped after the event (`utilized`, `cycle (83,27%)`)
+        // belongs to it.
+        while lines.get(j).is_some_and(|l| is_wrapped_tail(&l.text)) {
+            j += 1;
+            end = j;
+        }
     }
     d.end = end;
+    if any_derived {
+        d.columns.push(Column {
+            name: "derived (#)".into(),
+            unit: None,
+        });
+    } else {
+        d.rows.iter_mut().for_each(|r| {
+            r.values.truncate(1);
+        });
+    }
     // Without perf's header, two lines of `value  name  # ...` make it.
     (header.is_some() || (d.rows.len() >= 2 && hashes >= 2)).then_some(d)
+}
+
+/// A number of the block, in its convention.
+fn number(text: &str, conv: Convention) -> Option<f64> {
+    match scan(text.trim(), conv).first()? {
+        Tok::Num(n) => Some(n.value),
+        Tok::Word { .. } => None,
+    }
+}
+
+/// The end of a wrapped event line: words and perf's multiplexing share,
+/// no count.
+fn is_wrapped_tail(text: &str) -> bool {
+    static TAIL: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"^\s*(?:[A-Za-z][\w -]*?)?\s*(?:\(\d+[.,]\d+%\))?\s*$").expect("constant regex")
+    });
+    let t = text.trim();
+    !t.is_empty() && (t.ends_with("%)") || t.split_whitespace().count() <= 3) && TAIL.is_match(text)
 }
 
 fn previous_nonblank(lines: &[Line], i: usize) -> Option<usize> {

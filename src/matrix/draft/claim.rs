@@ -689,6 +689,9 @@ pub fn metric(
         Some(UnitKind::Count | UnitKind::Frequency) => {
             return Err("a count that lab's fio does not report".into());
         }
+        Some(UnitKind::Size) => {
+            return Err("an amount of data, which lab's fio does not report".into());
+        }
         None => match kind_of(&own).or_else(|| kind_of(&cap)) {
             Some(k) => k,
             None => return Err("its words name no IOPS, bandwidth, latency or CPU".into()),

@@ -1,0 +1,467 @@
+//! The general reader: runs of lines of tool output that no specific
+//! layout took, read with one tokenizer ([`super::tokens`]). A line is
+//! a label (words, and the parameters among them) and the numbers after
+//! it: mmtests' `Amean 1 64.29 ( 0.00%) 73.11 * -13.70%*`, fio's
+//! `READ: bw=527MiB/s (552MB/s), ...`, iostat and sar rows (also
+//! wrapped), perf report's `4.15%  fio  [kernel.kallsyms] ...`,
+//! hyperfine's `Time (mean ± σ): 354.8 ms ± 6.0 ms`, and inline series
+//! `28.74(baseline) -- 28.77(disable)`.
+//!
+//! What keeps sentences, commands and dumps out is what they are made
+//! of, not what tool wrote them: a sentence has a run of plain words, a
+//! command an option or a prompt, a dump addresses and hex bytes.
+
+use super::Draft;
+use super::grid::{is_header, label_unit, split};
+use super::lines::Line;
+use super::tokens::{Convention, Num, Tok, scan};
+use crate::mail::model::{ClaimKind, Column, Row, UnitKind, Value};
+use regex::Regex;
+use std::sync::LazyLock;
+
+/// The longest run of lines the reader looks at for the separator
+/// convention and takes as one table.
+const MAX_RUN: usize = 400;
+
+pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
+    // The rest of a sentence's paragraph is prose's to read.
+    if i > 0
+        && !lines[i - 1].is_blank()
+        && is_prose_line(&lines[i - 1].text)
+        && !is_gapped(&lines[i].text)
+    {
+        return None;
+    }
+    // Most lines are prose: say so before looking at the lines around.
+    let text = &lines[i].text;
+    if header_names(text).is_none()
+        && measured(text, Convention::Us).is_none()
+        && measured(text, Convention::Continental).is_none()
+    {
+        return None;
+    }
+    let window = &lines[i..lines.len().min(i + MAX_RUN)];
+    let run_len = window.iter().take_while(|l| !l.is_blank()).count();
+    let conv = Convention::of(window[..run_len].iter().map(|l| l.text.as_str()));
+    let header = header_names(&lines[i].text);
+    let first = if header.is_some() { i + 1 } else { i };
+    let mut rows: Vec<(usize, Measured)> = Vec::new();
+    let mut j = first;
+    while j < i + run_len {
+        if j > i
+            && super::LAYOUTS[..super::LAYOUTS.len() - 1]
+                .iter()
+                .any(|layout| layout(lines, j).is_some())
+        {
+            break;
+        }
+        match measured(&lines[j].text, conv) {
+            Some(m) => rows.push((lines[j].no, m)),
+            None => break,
+        }
+        j += 1;
+    }
+    // One bare whole number on its own (`is 1.`) says too little.
+    let weak = |m: &Measured| m.values.iter().all(|n| n.plain_integer);
+    if rows.is_empty() || (rows.len() == 1 && header.is_none() && weak(&rows[0].1)) {
+        return None;
+    }
+    let mut d = build(header.as_deref(), rows);
+    d.start = i;
+    d.end = j;
+    Some(d)
+}
+
+/// A line of numbers: its label (the words before the first result, with
+/// the parameters among them) and its results.
+#[derive(Debug)]
+struct Measured {
+    label: String,
+    values: Vec<Num>,
+}
+
+/// The line as a label and results, or None when it is a sentence, a
+/// command, a dump, or holds no result.
+fn measured(text: &str, conv: Convention) -> Option<Measured> {
+    // A line that ends in a colon introduces what follows.
+    if never_claims(text) || text.trim_end().ends_with(':') {
+        return None;
+    }
+    let mut toks = scan(text, conv);
+    // `1.`, `2)`, `(3)`, `[1]`, `- `: a list item's mark is its label.
+    if let Some(Tok::Num(n)) = toks.first_mut()
+        && is_list_mark(&text[n.at..n.end.min(text.len())], text)
+    {
+        n.parameter = true;
+    }
+    let first = toks
+        .iter()
+        .position(|t| matches!(t, Tok::Num(n) if !n.parameter))?;
+    if is_sentence(&toks, text) || is_setup(&toks) || only_knobs(&toks) || is_axis(&toks, first) {
+        return None;
+    }
+    let label = match &toks[first] {
+        Tok::Num(n) => text[..n.at].trim(),
+        Tok::Word { .. } => "",
+    };
+    let label = label
+        .trim_matches(|c: char| c == '|' || c == ':' || c == '=' || c.is_whitespace())
+        .to_string();
+    let values: Vec<Num> = toks[first..]
+        .iter()
+        .filter_map(|t| match t {
+            Tok::Num(n) if !n.parameter => Some(n.clone()),
+            _ => None,
+        })
+        .collect();
+    Some(Measured { label, values })
+}
+
+/// The column names of a header line over the run: set apart by tabs or
+/// runs of spaces, none of them a number.
+fn header_names(text: &str) -> Option<Vec<String>> {
+    let t = text.trim();
+    if !(t.contains("  ") || t.contains('\t')) {
+        return None;
+    }
+    let cells = split(text);
+    let numbers = measured(text, Convention::Us).is_some();
+    (cells.len() >= 2 && is_header(&cells) && !numbers && !never_claims(text)).then(|| {
+        cells
+            .into_iter()
+            .map(|c| c.text.trim().to_string())
+            .collect()
+    })
+}
+
+/// Whether a line set apart by single spaces is a sentence, for the
+/// layouts that split such lines at every space.
+pub fn is_prose_line(text: &str) -> bool {
+    let t = text.trim();
+    !is_gapped(t) && is_sentence(&scan(t, Convention::Us), t)
+}
+
+/// Whether a line has columns: a tab, a `|`, or a run of spaces that
+/// does not follow a full stop (two spaces after one are prose's).
+fn is_gapped(text: &str) -> bool {
+    static GAP: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"[^.?!:\s] {2,}\S|\t|\|").expect("constant regex"));
+    GAP.is_match(text.trim())
+}
+
+/// A sentence: three plain lowercase words in a row (`set at 5000`,
+/// `with a custom`), punctuation after them or not.
+fn is_sentence(toks: &[Tok], text: &str) -> bool {
+    // In a table a label may be three words (`fio cpu usage | 100%`).
+    let table = is_gapped(text);
+    let needed = if table { 4 } else { 3 };
+    let mut run = 0;
+    for t in toks {
+        let plain = matches!(t, Tok::Word { text, .. } if is_plain_word(text));
+        run = if plain { run + 1 } else { 0 };
+        if run >= needed {
+            return true;
+        }
+    }
+    false
+}
+
+fn is_plain_word(text: &str) -> bool {
+    let w = text.trim_end_matches(['.', ',', ';', ':', '?', '!', ')']);
+    !w.is_empty() && w.chars().all(|c| c.is_ascii_lowercase() || c == '\'')
+}
+
+/// `irqmode=1 completion_nsec=0 HI=1`: a line of knob settings.
+fn only_knobs(toks: &[Tok]) -> bool {
+    toks.iter()
+        .filter_map(|t| match t {
+            Tok::Num(n) if !n.parameter => Some(n),
+            _ => None,
+        })
+        .all(|n| n.knob)
+}
+
+/// `iodepth | 4 | 8 | 16 | 32`: a row that names a parameter's values
+/// (its label is a parameter), or whole numbers that only grow.
+fn is_axis(toks: &[Tok], first: usize) -> bool {
+    let label_is_parameter = toks[..first]
+        .iter()
+        .find(|t| !matches!(t, Tok::Word { text, .. } if text == "|"))
+        .is_some_and(|t| {
+            matches!(t, Tok::Word { text, .. }
+                if super::tokens::PARAMETER_NAMES.contains(&text.trim_end_matches([':', '|']).to_lowercase().as_str()))
+        });
+    let nums: Vec<&Num> = toks[first..]
+        .iter()
+        .filter_map(|t| match t {
+            Tok::Num(n) if !n.parameter => Some(n),
+            _ => None,
+        })
+        .collect();
+    let growing = nums.len() >= 3
+        && nums.iter().all(|n| n.plain_integer)
+        && nums.windows(2).all(|w| w[0].value < w[1].value);
+    label_is_parameter || growing
+}
+
+/// A list item's mark: the line's first word, `1.`, `2)`, `(3)`, `[1]`.
+fn is_list_mark(word: &str, line: &str) -> bool {
+    static MARK: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"^\s*(?:\(\d{1,2}\)|\[\d{1,2}\]|\d{1,2}[.)])(?:\s|$)").expect("constant regex")
+    });
+    MARK.find(line).is_some_and(|m| {
+        m.as_str().trim().trim_matches(['(', ')', '[', ']', '.']) == word.trim_end_matches('.')
+    })
+}
+
+/// The machine a run was made on, not a result: `64GB RAM`, `gcc 12.2`,
+/// `4 cores on 2.8 GHz`.
+fn is_setup(toks: &[Tok]) -> bool {
+    const SETUP: [&str; 16] = [
+        "ram",
+        "memory",
+        "mem",
+        "processor",
+        "kernel",
+        "version",
+        "gcc",
+        "clang",
+        "compiler",
+        "machine",
+        "model",
+        "firmware",
+        "capacity",
+        "bios",
+        "microcode",
+        "distro",
+    ];
+    toks.iter().any(|t| match t {
+        Tok::Word { text, .. } => {
+            let w = text.trim_end_matches([':', ',']).to_lowercase();
+            SETUP.contains(&w.as_str())
+        }
+        Tok::Num(n) => n
+            .unit
+            .as_ref()
+            .is_some_and(|u| u.kind == UnitKind::Frequency),
+    })
+}
+
+/// Lines that never hold claims: commands (a prompt, a command name, an
+/// option), code, disassembly, hex dumps, stack traces, kernel log
+/// records, dates and a shortlog's `Name (3):`.
+fn never_claims(text: &str) -> bool {
+    static DUMP: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(
+            r"(?x)
+            ^\s*[0-9a-fA-F]{8,16}:\s          # objdump or hex dump address
+            | \+0x[0-9a-f]+/0x[0-9a-f]+       # stack frame
+            | ^\s*\d+,\d+,\d+,[-c];           # /dev/kmsg record
+            | (?:\b[0-9a-f]{2}\b\s+){6}       # hex bytes
+            | (?:\b[0-9a-f]{16}\b\s*){2}      # 64-bit words
+            | (?:^|\s)--?[A-Za-z][\w-]*=      # an option with a value
+            | \\$                             # a continued command
+            | [{;]\s*$ | \w\(.*,\s*$          # code
+            | \b(?:PID|Comm|Hardware\ name):  # a kernel log header
+            | \b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun),\s
+            | \b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?\s+\d{1,2},?\s+(?:19|20)\d\d
+            | ^\s*[A-Z][\w.'-]*(?:\s[A-Z][\w.'-]*)*\s\(\d+\):$   # shortlog
+            | ^\s*v\d+:\s                   # a changelog entry
+            | \[\s*\d+\.\d{6}\]              # a dmesg time stamp
+            ",
+        )
+        .expect("constant regex")
+    });
+    const COMMANDS: [&str; 24] = [
+        "fio",
+        "iostat",
+        "sar",
+        "perf",
+        "dd",
+        "echo",
+        "sudo",
+        "cat",
+        "dmsetup",
+        "modprobe",
+        "cryptsetup",
+        "mkfs",
+        "mount",
+        "losetup",
+        "taskset",
+        "numactl",
+        "nvme",
+        "time",
+        "hyperfine",
+        "make",
+        "git",
+        "for",
+        "while",
+        "blkparse",
+    ];
+    let t = text.trim_start();
+    let first = t.split_whitespace().next().unwrap_or("");
+    first == "#"
+        || first == "$"
+        || first.starts_with("./")
+        || first.ends_with(".sh")
+        || (COMMANDS.contains(&first) && is_command_line(&t[first.len()..]))
+        || DUMP.is_match(text)
+}
+
+/// After a command's name: options, assignments, paths or quotes, as
+/// command lines have (`fio --name=x`, `dd if=/dev/zero`), and which
+/// a table row led by the same word (`fio cpu usage | 100%`) has not.
+fn is_command_line(rest: &str) -> bool {
+    !rest.starts_with(':') && (rest.contains(" -") || rest.contains(['=', '/', '\'', '"']))
+}
+
+/// The table of a run of measured lines. Rows whose first number is a
+/// small whole number in every row, before a bare decimal, are keyed by
+/// it (mmtests' client count).
+fn build(header: Option<&[String]>, rows: Vec<(usize, Measured)>) -> Draft {
+    let keyed_by_first = rows.len() >= 2
+        && rows.iter().all(|(_, m)| {
+            let first = &m.values[0];
+            m.values.len() >= 2
+                && first.plain_integer
+                && first.value <= 1024.0
+                && m.values[1..]
+                    .iter()
+                    .any(|n| !n.plain_integer && n.unit.is_none())
+        });
+    let skip = usize::from(keyed_by_first);
+    let width = rows
+        .iter()
+        .map(|(_, m)| m.values.len() - skip)
+        .max()
+        .unwrap_or(0);
+    let columns = column_names(header, &rows, skip, width);
+    let mut key_columns = vec!["label".to_string()];
+    if keyed_by_first {
+        key_columns.push("key".into());
+    }
+    let out_rows = rows
+        .into_iter()
+        .map(|(no, m)| {
+            let mut keys = vec![m.label.clone()];
+            if keyed_by_first {
+                keys.push(format_key(m.values[0].value));
+            }
+            let mut values: Vec<Value> = m.values[skip..]
+                .iter()
+                .map(|n| Value::Number {
+                    value: n.value,
+                    unit: n.unit.clone(),
+                    spread_pct: None,
+                })
+                .collect();
+            values.resize(width, Value::Missing);
+            Row {
+                unit: label_unit(&m.label),
+                keys,
+                values,
+                line: no,
+            }
+        })
+        .collect();
+    Draft {
+        kind: Some(ClaimKind::Table),
+        key_columns,
+        columns,
+        rows: out_rows,
+        unit_from_caption: true,
+        ..Draft::default()
+    }
+}
+
+fn format_key(v: f64) -> String {
+    format!("{v}")
+}
+
+/// A name for each value column: the header's names when they match the
+/// values one for one (the label's column left out), else the name the
+/// first row gives the number (`IOPS` of `IOPS=549k`), else its place.
+fn column_names(
+    header: Option<&[String]>,
+    rows: &[(usize, Measured)],
+    skip: usize,
+    width: usize,
+) -> Vec<Column> {
+    let names: Option<&[String]> = header.and_then(|h| match h.len() {
+        n if n == width => Some(h),
+        n if n == width + 1 + skip => Some(&h[1 + skip..]),
+        _ => None,
+    });
+    (0..width)
+        .map(|k| {
+            let from_row = rows
+                .first()
+                .and_then(|(_, m)| m.values.get(k + skip))
+                .and_then(|n| n.name.clone());
+            let name = names
+                .map(|h| h[k].clone())
+                .or(from_row)
+                .unwrap_or_else(|| format!("#{}", k + 1));
+            Column {
+                unit: label_unit(&name),
+                name,
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str) -> Vec<Vec<f64>> {
+        let lines = super::super::lines::readable(text);
+        let d = at(&lines, 0).expect("a table");
+        d.rows
+            .iter()
+            .map(|r| {
+                r.values
+                    .iter()
+                    .filter_map(|v| match v {
+                        Value::Number { value, .. } => Some(*value),
+                        _ => None,
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_compare_table_is_keyed_by_its_whole_number_column() {
+        let rows = read(
+            "\t\t  good\t\t bad\n\
+             Amean     1        64.29 (   0.00%)       73.11 * -13.70%*\n\
+             Amean     2        84.71 (   0.00%)       98.05 * -15.75%*\n",
+        );
+        assert_eq!(rows[0], vec![64.29, 0.0, 73.11, -13.70]);
+        assert_eq!(rows[1], vec![84.71, 0.0, 98.05, -15.75]);
+    }
+
+    #[test]
+    fn sentences_commands_and_dumps_are_not_rows() {
+        for line in [
+            "Note that the numbers are actually times to complete workload, 12 ms",
+            "fio --name=test --filename=/dev/sdb --rw=randread --direct=1 --runtime=30",
+            "ffffffff8172c355:  55  push %rbp",
+            "Test machine: 64GB RAM, 48 CPUs",
+        ] {
+            let lines = super::super::lines::readable(line);
+            assert!(at(&lines, 0).is_none(), "{line}");
+        }
+    }
+
+    #[test]
+    fn wrapped_rows_keep_every_number() {
+        let rows = read(
+            "00:05:01       dev7-0      1.74      0.92      6.02      4.00\n\
+             0.29    184.17     28.01      4.86\n",
+        );
+        assert_eq!(rows[0], vec![1.74, 0.92, 6.02, 4.0]);
+        assert_eq!(rows[1], vec![0.29, 184.17, 28.01, 4.86]);
+    }
+}

@@ -1,0 +1,552 @@
+//! One tokenizer for the numbers of a line of benchmark output, in any
+//! layout: `IOPS=549k,`, `bw=527MiB/s (552MB/s)`, `180000-180000msec`,
+//! `73.11 * -13.70%*`, `28.74(baseline)`, `354.8 ms ± 6.0 ms`,
+//! `1.834.487,82`, `82,60`.
+//!
+//! A line is cut at white space into words; each word loses the marks
+//! around it (brackets, `*`, trailing `,` `;` `:`), and a `name=value`
+//! word is split at `=`. What is left is a number (with a multiplier and
+//! a unit, glued on or in the next word), a range of two numbers, or not
+//! a number at all: identifiers (`nvme0n1`, `4k-randwrite`), versions,
+//! times, dates, addresses and hashes are words.
+//!
+//! Whether a number is a result or a parameter is decided here from the
+//! words around it (`QD=32`, `8 jobs`, `bs=4k`); where it stands in its
+//! table is the layout's business.
+
+use super::numbers::parse_unit;
+use crate::mail::model::{Unit, UnitKind};
+
+/// How a block writes its numbers: `1,234.5` or `1.234,5`. A block
+/// agrees on one; see [`Convention::of`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Convention {
+    Us,
+    Continental,
+}
+
+impl Convention {
+    /// The convention of a block: continental when a number in it can
+    /// only be read that way (`1.834.487,82`, `82,60`, `0,00`), else US.
+    pub fn of<'a>(lines: impl Iterator<Item = &'a str>) -> Convention {
+        for line in lines {
+            for word in line.split_whitespace() {
+                let w = word.trim_matches(|c: char| !c.is_ascii_digit());
+                if only_continental(w) {
+                    return Convention::Continental;
+                }
+            }
+        }
+        Convention::Us
+    }
+}
+
+/// `1.834.487` (two dot groups of three), `1.234,5`, or `82,60` (a
+/// comma then one, two or four-plus digits, never a group of three).
+pub fn only_continental(w: &str) -> bool {
+    let b = w.as_bytes();
+    if b.is_empty()
+        || !b
+            .iter()
+            .all(|c| c.is_ascii_digit() || *c == b'.' || *c == b',')
+    {
+        return false;
+    }
+    let groups: Vec<&str> = w.split('.').collect();
+    let dotted_thousands = groups.len() >= 3
+        && groups[1..groups.len() - 1].iter().all(|g| g.len() == 3)
+        && groups
+            .last()
+            .is_some_and(|g| g.split(',').next().is_some_and(|h| h.len() == 3));
+    if dotted_thousands {
+        return true;
+    }
+    match w.split_once(',') {
+        Some((int, frac)) if !frac.contains([',', '.']) => {
+            let int_ok = !int.is_empty() && int.bytes().all(|c| c.is_ascii_digit() || c == b'.');
+            int_ok && !frac.is_empty() && frac.len() != 3
+        }
+        Some((int, frac)) => int.contains('.') && !frac.contains('.'),
+        None => false,
+    }
+}
+
+/// A number found in a line.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Num {
+    pub value: f64,
+    pub unit: Option<Unit>,
+    /// A parameter of the run (`QD=32`, `8 jobs`, `bs=4k`), not a result.
+    pub parameter: bool,
+    /// Written as a whole number with nothing after it: `64`, not `64.0`
+    /// or `64%`. Key columns hold these.
+    pub plain_integer: bool,
+    /// The name it was given (`IOPS` of `IOPS=549k`), or the word in
+    /// brackets after it (`baseline` of `28.74(baseline)`).
+    pub name: Option<String>,
+    /// Written `name=8`: a whole number under a name, as knobs are set.
+    pub knob: bool,
+    /// Where its word starts and ends in the line, in bytes.
+    pub at: usize,
+    pub end: usize,
+}
+
+/// A token of a line: a number, or a word that is not one.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Tok {
+    Num(Num),
+    Word { text: String, at: usize },
+}
+
+/// Words after a number that make it a parameter: `8 jobs`, `4 cores`.
+const PARAMETER_WORDS: [&str; 28] = [
+    "job",
+    "jobs",
+    "thread",
+    "threads",
+    "queue",
+    "queues",
+    "cpu",
+    "cpus",
+    "core",
+    "cores",
+    "client",
+    "clients",
+    "worker",
+    "workers",
+    "disk",
+    "disks",
+    "device",
+    "devices",
+    "process",
+    "processes",
+    "node",
+    "nodes",
+    "run",
+    "runs",
+    "times",
+    "iterations",
+    "loops",
+    "zones",
+];
+
+/// Names whose value is a parameter: `QD=32`, `bs=4k`, `numjobs=8`.
+pub const PARAMETER_NAMES: [&str; 23] = [
+    "hz",
+    "qd",
+    "iodepth",
+    "depth",
+    "bs",
+    "blocksize",
+    "numjobs",
+    "jobs",
+    "nr",
+    "threads",
+    "size",
+    "runtime",
+    "run",
+    "loops",
+    "batch",
+    "queue_mode",
+    "rd_nr",
+    "rd_size",
+    "nr_queues",
+    "cpus",
+    "ramp_time",
+    "direct",
+    "config",
+];
+
+/// The tokens of `line`.
+pub fn scan(line: &str, conv: Convention) -> Vec<Tok> {
+    let mut out: Vec<Tok> = Vec::new();
+    let mut pending_param = false;
+    for (at, raw) in words(line) {
+        // `Benchmark 1:`, `Config 2:`: a number that ends a label names
+        // the thing, it does not measure it.
+        let ordinal = raw.ends_with(':')
+            && raw[..raw.len() - 1]
+                .bytes()
+                .all(|b| b.is_ascii_digit() || b == b'.');
+        let word = raw.trim_matches(|c: char| "([{*,;\"'`".contains(c));
+        let word = word.trim_end_matches(|c: char| ")]}*,;:\"'`".contains(c));
+        let word = if word.ends_with('/') && word.len() > 1 {
+            &word[..word.len() - 1]
+        } else {
+            word
+        };
+        let at = at + raw.find(word).unwrap_or(0);
+        if word.is_empty() {
+            continue;
+        }
+        let lower = word.to_lowercase();
+        // `8 jobs`: the word after the number says it is a parameter.
+        if PARAMETER_WORDS.contains(&lower.trim_end_matches(['.', ',', ')']))
+            && let Some(Tok::Num(last)) = out.last_mut()
+        {
+            last.parameter = true;
+            pending_param = false;
+            out.push(Tok::Word {
+                text: word.to_string(),
+                at,
+            });
+            continue;
+        }
+        // `QD 32`: the name stands alone before its number.
+        if PARAMETER_NAMES.contains(&lower.as_str()) {
+            pending_param = true;
+            out.push(Tok::Word {
+                text: word.to_string(),
+                at,
+            });
+            continue;
+        }
+        let (name, value) = match word.split_once('=') {
+            Some((n, v)) if !n.is_empty() => (Some(n), v),
+            _ => (None, word),
+        };
+        let named_param =
+            name.is_some_and(|n| PARAMETER_NAMES.contains(&n.to_lowercase().as_str()));
+        let nums = numbers_in(value, conv);
+        if nums.is_empty() {
+            // A unit on its own belongs to the number before it.
+            if let Some(unit) = parse_unit(word).or_else(|| size_unit(word))
+                && let Some(Tok::Num(last)) = out.last_mut()
+                && last.unit.is_none()
+                && !is_bare_word_unit(word)
+            {
+                // `1M IOPS` is a rate, not a block size.
+                last.parameter &= unit.kind != UnitKind::Rate;
+                last.unit = Some(unit);
+                last.plain_integer = false;
+                continue;
+            }
+            pending_param = false;
+            out.push(Tok::Word {
+                text: word.to_string(),
+                at,
+            });
+            continue;
+        }
+        // `name=8` of a knob: a plain whole number under a name.
+        let knob = name.is_some() && nums.len() == 1 && nums[0].3;
+        let block_size = nums.len() == 1 && is_block_size(value);
+        for (value, unit, note, plain) in nums {
+            out.push(Tok::Num(Num {
+                value,
+                unit,
+                parameter: named_param || pending_param || ordinal || block_size,
+                plain_integer: plain,
+                knob,
+                name: name.map(str::to_string).or(note),
+                at,
+                end: at + word.len(),
+            }));
+        }
+        pending_param = false;
+    }
+    out
+}
+
+/// `4k`, `128K`, `1M`: a power of two times 1000 or 1000000, written
+/// with a multiplier and no unit, is a block size (`549k` is not).
+fn is_block_size(word: &str) -> bool {
+    let word = word
+        .strip_suffix("iB")
+        .or_else(|| word.strip_suffix('B'))
+        .map_or(word, |w| {
+            if w.ends_with(['k', 'K', 'M']) {
+                w
+            } else {
+                word
+            }
+        });
+    let Some(digits) = word.strip_suffix(['k', 'K', 'M', 'm']) else {
+        return false;
+    };
+    digits
+        .parse::<u32>()
+        .is_ok_and(|n| n.is_power_of_two() && n <= 1024)
+}
+
+/// Unit words that are also English (`s`, `ops`): taken from the next
+/// word only when glued, or when the number is bare.
+fn is_bare_word_unit(word: &str) -> bool {
+    matches!(word, "count" | "counts" | "events" | "second" | "percent")
+}
+
+/// White-space separated words with their byte offsets. `±`, `+-` and
+/// `--` stand alone.
+fn words(line: &str) -> impl Iterator<Item = (usize, &str)> {
+    line.split_whitespace().map(move |w| {
+        let at = w.as_ptr() as usize - line.as_ptr() as usize;
+        (at, w)
+    })
+}
+
+type Found = (f64, Option<Unit>, Option<String>, bool);
+
+/// The numbers in one word: none, one (`549k`, `2146MiB/s`, `5,452`,
+/// `28.74(baseline)`), or two for a range (`180000-180000msec`,
+/// `527MiB/s-527MiB/s`).
+fn numbers_in(word: &str, conv: Convention) -> Vec<Found> {
+    // `28.74(baseline)`: the word in brackets names the number.
+    if let Some((num, rest)) = word.split_once('(')
+        && let Some(note) = rest.strip_suffix(')').or(Some(rest))
+        && note.chars().next().is_some_and(char::is_alphabetic)
+    {
+        return one(num, conv)
+            .map(|(v, u, p)| vec![(v, u, Some(note.to_string()), p)])
+            .unwrap_or_default();
+    }
+    if let Some(found) = one(word, conv) {
+        return vec![(found.0, found.1, None, found.2)];
+    }
+    // A pair: `12.65/55.40%` (usr/sys), the unit on the second.
+    if let Some((a, b)) = word.split_once('/')
+        && !b.contains('/')
+        && let (Some(a), Some(b)) = (one(a, conv), one(b, conv))
+        && !(a.2 && b.2)
+    {
+        return vec![
+            (a.0, a.1.or(b.1.clone()), None, false),
+            (b.0, b.1, None, false),
+        ];
+    }
+    // A range: two numbers joined by `-`, the unit on either or both.
+    let digits_then_dash = word.char_indices().skip(1).find(|&(i, c)| {
+        c == '-' && word[..i].ends_with(|p: char| p.is_ascii_alphanumeric() || p == '/' || p == '%')
+    });
+    if let Some((i, _)) = digits_then_dash
+        && let (Some(a), Some(b)) = (one(&word[..i], conv), one(&word[i + 1..], conv))
+    {
+        // `1-10`: a range of whole numbers names a span of things.
+        if a.1.is_none() && b.1.is_none() && a.2 && b.2 {
+            return Vec::new();
+        }
+        let unit = a.1.clone().or_else(|| b.1.clone());
+        return vec![
+            (a.0, unit.clone(), None, false),
+            (b.0, b.1.or(unit), None, false),
+        ];
+    }
+    Vec::new()
+}
+
+/// One number with an optional multiplier and unit glued on: `549k`,
+/// `2146MiB/s`, `-13.70%`, `~63k`, `1.834.487,82`. None for words that
+/// only contain digits: `nvme0n1`, `5.4.86`, `12:00:01`, `0x1f`, `4k-rand`.
+fn one(word: &str, conv: Convention) -> Option<(f64, Option<Unit>, bool)> {
+    let w = word.strip_prefix('~').unwrap_or(word);
+    let bytes = w.as_bytes();
+    let mut i = 0;
+    if i < bytes.len() && (bytes[i] == b'+' || bytes[i] == b'-') {
+        i += 1;
+    }
+    let digits_start = i;
+    while i < bytes.len() && (bytes[i].is_ascii_digit() || bytes[i] == b'.' || bytes[i] == b',') {
+        i += 1;
+    }
+    let body = &w[digits_start..i];
+    if !body.starts_with(|c: char| c.is_ascii_digit() || c == '.') || body.ends_with(['.', ',']) {
+        // `4.` ends a sentence, not a number; `,` a list.
+        let trimmed = body.trim_end_matches(['.', ',']);
+        if trimmed.is_empty() || i != w.len() || !trimmed.starts_with(|c: char| c.is_ascii_digit())
+        {
+            return None;
+        }
+        return one(&w[..digits_start + trimmed.len()], conv);
+    }
+    // `0000000000000008`, `007`: hex words and identifiers.
+    if body.len() > 1 && body.starts_with('0') && body.as_bytes()[1].is_ascii_digit() {
+        return None;
+    }
+    let value = decimal(body, conv)?;
+    let negative = bytes.first() == Some(&b'-');
+    let value = if negative { -value } else { value };
+    let rest = &w[i..];
+    if rest.is_empty() {
+        let plain = !body.contains(['.', ',']) || (conv == Convention::Us && !body.contains('.'));
+        return Some((value, None, plain && digits_start == 0));
+    }
+    // A multiplier, then perhaps a unit: `549k`, `2.58M`, `11.7k`, `4K`.
+    let (value, rest) = match rest.as_bytes()[0] {
+        b'k' | b'K' | b'M' | b'G' | b'T' if !starts_unit(rest) => {
+            let power = match rest.as_bytes()[0] {
+                b'k' | b'K' => 3,
+                b'M' => 6,
+                b'G' => 9,
+                _ => 12,
+            };
+            (value * 10f64.powi(power), &rest[1..])
+        }
+        _ => (value, rest),
+    };
+    if rest.is_empty() {
+        return Some((round(value), None, false));
+    }
+    let unit = parse_unit(rest).or_else(|| size_unit(rest))?;
+    Some((round(value), Some(unit), false))
+}
+
+/// Whether `rest` (after the digits) starts with a unit whose first
+/// letter looks like a multiplier: `KiB/s`, `MB/s`, `GiB`, `Kops`.
+fn starts_unit(rest: &str) -> bool {
+    parse_unit(rest).is_some() || size_unit(rest).is_some()
+}
+
+/// Multiplied values rounded to the digits they were written with, so
+/// `4.17M` is 4170000 and not 4169999.999.
+fn round(v: f64) -> f64 {
+    if v.abs() >= 1.0 {
+        (v * 1e6).round() / 1e6
+    } else {
+        v
+    }
+}
+
+/// The digits of a number in the block's convention.
+fn decimal(body: &str, conv: Convention) -> Option<f64> {
+    let normal = match conv {
+        Convention::Us => {
+            // A comma between thousands only: `1,490,261`.
+            if body.contains(',') {
+                let (int, _) = body.split_once('.').unwrap_or((body, ""));
+                let mut groups = int.split(',');
+                let first = groups.next()?;
+                if first.is_empty() || first.len() > 3 || !groups.all(|g| g.len() == 3) {
+                    return None;
+                }
+            }
+            body.replace(',', "")
+        }
+        Convention::Continental => {
+            // Dots between thousands only: `1.834.487,82`.
+            let (int, frac) = body.split_once(',').unwrap_or((body, ""));
+            let mut groups = int.split('.');
+            let first = groups.next()?;
+            if frac.contains(['.', ',']) || first.is_empty() || !groups.all(|g| g.len() == 3) {
+                return None;
+            }
+            body.replace('.', "").replace(',', ".")
+        }
+    };
+    if normal.matches('.').count() > 1 {
+        // `5.4.86`: a version.
+        return None;
+    }
+    normal.parse().ok()
+}
+
+/// `GiB`, `MB`, `KiB`, `kB`, `TB`: a size, base one byte. A bare `B` is
+/// not (it is too often a letter).
+pub fn size_unit(word: &str) -> Option<Unit> {
+    let w = word.trim();
+    let (prefix, binary) = match w.len() {
+        2 if w.ends_with('B') => (&w[..1], false),
+        3 if w.ends_with("iB") => (&w[..1], true),
+        _ => return None,
+    };
+    let power = match prefix {
+        "k" | "K" => 1,
+        "M" => 2,
+        "G" => 3,
+        "T" => 4,
+        _ => return None,
+    };
+    let base: f64 = if binary { 1024.0 } else { 1000.0 };
+    Some(Unit {
+        written: w.to_string(),
+        symbol: w.to_string(),
+        kind: UnitKind::Size,
+        scale: base.powi(power),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn nums(line: &str) -> Vec<(f64, Option<String>, bool)> {
+        let conv = Convention::of(std::iter::once(line));
+        scan(line, conv)
+            .into_iter()
+            .filter_map(|t| match t {
+                Tok::Num(n) => Some((n.value, n.unit.map(|u| u.written), n.parameter)),
+                Tok::Word { .. } => None,
+            })
+            .collect()
+    }
+
+    fn values(line: &str) -> Vec<f64> {
+        nums(line)
+            .into_iter()
+            .filter(|n| !n.2)
+            .map(|n| n.0)
+            .collect()
+    }
+
+    #[test]
+    fn fio_summaries_give_every_number() {
+        assert_eq!(
+            values("READ: bw=527MiB/s (552MB/s), 527MiB/s-527MiB/s (552MB/s-552MB/s),"),
+            vec![527.0, 552.0, 527.0, 527.0, 552.0, 552.0]
+        );
+        // `run=` is how long it ran: a parameter.
+        assert_eq!(
+            values("io=92.6GiB (99.4GB), run=180000-180000msec"),
+            vec![92.6, 99.4]
+        );
+        assert_eq!(
+            values("1316MiB/s (12.65/55.40%)"),
+            vec![1316.0, 12.65, 55.40]
+        );
+        assert_eq!(
+            values("read: IOPS=549k, BW=2146MiB/s"),
+            vec![549000.0, 2146.0]
+        );
+    }
+
+    #[test]
+    fn marks_and_notes_around_numbers() {
+        assert_eq!(
+            values("Amean     1        64.29 (   0.00%)       73.11 * -13.70%*"),
+            vec![1.0, 64.29, 0.0, 73.11, -13.70]
+        );
+        assert_eq!(
+            values("write:        28.74(baseline) -- 28.77(disable) -- 57.20(enable)"),
+            vec![28.74, 28.77, 57.20]
+        );
+        assert_eq!(
+            nums("Time (mean ± σ):     354.8 ms ±   6.0 ms")
+                .into_iter()
+                .map(|n| (n.0, n.1))
+                .collect::<Vec<_>>(),
+            vec![(354.8, Some("ms".into())), (6.0, Some("ms".into()))]
+        );
+    }
+
+    #[test]
+    fn separators_follow_the_block() {
+        assert_eq!(
+            values("1.834.487,82      cycles   #    5,452 GHz"),
+            vec![1834487.82, 5.452]
+        );
+        assert_eq!(values("sdb  0,00  82,60  12,09"), vec![0.0, 82.6, 12.09]);
+        assert_eq!(values("1,490,261  cycles  2.5"), vec![1490261.0, 2.5]);
+    }
+
+    #[test]
+    fn identifiers_versions_and_times_are_words() {
+        assert!(values("nvme0n1 dev7-0 5.4.86 12:00:01 0x80000080 4k-randwrite").is_empty());
+    }
+
+    #[test]
+    fn parameters_are_marked() {
+        assert_eq!(values("QD=32, 128K rnd wr, 1 job"), Vec::<f64>::new());
+        assert_eq!(values("1M IOPS 4KiB blocks"), vec![1e6]);
+        assert_eq!(values("Benchmark 1: v1.2:"), Vec::<f64>::new());
+        assert_eq!(values("bs=4k iodepth=1 numjobs=8"), Vec::<f64>::new());
+        assert_eq!(values("QD 32 8 threads 2.5 ms"), vec![2.5]);
+    }
+}

@@ -81,6 +81,7 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
             break;
         }
         let text = line.text.as_str();
+        let read_from = d.rows.len();
         if let Some(c) = JOB.captures(text) {
             job = c[1].to_string();
             d.conditions.insert(format!("{job} jobs"), c[3].to_string());
@@ -118,6 +119,7 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
                 add(&mut d, k, &p[2], unit, line.no);
             }
         }
+        rest_of_line(&mut d, read_from, &job, &dir, text, line.no);
         if text.trim_start().starts_with('|')
             && let Some((name, unit)) = &pct
         {
@@ -131,6 +133,60 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
     }
     d.end = end;
     Some(d)
+}
+
+/// The numbers of a fio line that the rows above did not read, each a
+/// row of its own: `(423MB/s)`, `per=99.71%`, latency buckets
+/// (`lat (msec) : 4=0.01%`), `majf=0`, `total=0,24138,0,0` and the group
+/// summary (`WRITE: bw=...`). fio's bookkeeping is not a result: the job
+/// header, progress, `short=`/`dropped=`, the latency target, I/O depth
+/// shares.
+fn rest_of_line(d: &mut Draft, read_from: usize, job: &str, dir: &str, text: &str, no: usize) {
+    use super::tokens::{Convention, Tok, scan};
+    static SKIP: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"^\s*(?:\S+: \(g(?:roupid)?=|Jobs: \d|latency\s*:|IO depths|submit\s*:|complete\s*:|Starting|fio-\d|Run status|Disk stats|clat percentiles|lat percentiles|slat percentiles|\|)")
+            .expect("constant regex")
+    });
+    const BOOKKEEPING: [&str; 4] = ["short", "dropped", "err", "pid"];
+    if SKIP.is_match(text) {
+        return;
+    }
+    let mut read: Vec<f64> = d.rows[read_from..]
+        .iter()
+        .flat_map(|r| &r.values)
+        .filter_map(|v| match v {
+            Value::Number { value, .. } => Some(*value),
+            _ => None,
+        })
+        .collect();
+    let label = text.split(':').next().unwrap_or("").trim().to_string();
+    for t in scan(text, Convention::Us) {
+        let Tok::Num(n) = t else { continue };
+        if n.parameter || n.name.as_deref().is_some_and(|m| BOOKKEEPING.contains(&m)) {
+            continue;
+        }
+        if let Some(k) = read
+            .iter()
+            .position(|v| (v - n.value).abs() <= 1e-9 * v.abs().max(1.0))
+        {
+            read.swap_remove(k);
+            continue;
+        }
+        let metric = match &n.name {
+            Some(name) => format!("{label} {name}"),
+            None => label.clone(),
+        };
+        d.rows.push(Row {
+            keys: k3(job, dir, &metric),
+            unit: n.unit.clone(),
+            values: vec![Value::Number {
+                value: n.value,
+                unit: n.unit,
+                spread_pct: None,
+            }],
+            line: no,
+        });
+    }
 }
 
 /// A row of one value, with its unit in the cell (`1000KiB/s`) or the

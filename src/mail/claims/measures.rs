@@ -12,7 +12,7 @@
 //! command an option or a prompt, a dump addresses and hex bytes.
 
 use super::Draft;
-use super::grid::{is_header, label_unit, split};
+use super::grid::{Cell, is_header, label_unit, split};
 use super::lines::Line;
 use super::tokens::{Convention, Num, Tok, scan};
 use crate::mail::model::{ClaimKind, Column, Row, UnitKind, Value};
@@ -34,7 +34,7 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
     }
     // Most lines are prose: say so before looking at the lines around.
     let text = &lines[i].text;
-    if header_names(text).is_none()
+    if header_cells(text).is_none()
         && measured(text, Convention::Us).is_none()
         && measured(text, Convention::Continental).is_none()
     {
@@ -43,7 +43,10 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
     let window = &lines[i..lines.len().min(i + MAX_RUN)];
     let run_len = window.iter().take_while(|l| !l.is_blank()).count();
     let conv = Convention::of(window[..run_len].iter().map(|l| l.text.as_str()));
-    let header = header_names(&lines[i].text);
+    let cells = header_cells(&lines[i].text);
+    let header: Option<Vec<String>> = cells
+        .as_ref()
+        .map(|c| c.iter().map(|c| c.text.trim().to_string()).collect());
     let first = if header.is_some() { i + 1 } else { i };
     let mut rows: Vec<(usize, Measured)> = Vec::new();
     let mut j = first;
@@ -56,13 +59,21 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
             break;
         }
         match measured(&lines[j].text, conv) {
-            Some(m) => rows.push((lines[j].no, m)),
+            Some(mut m) => {
+                if let Some(h) = &cells {
+                    drop_identifiers(&mut m, &lines[j].text, h);
+                }
+                if !m.values.is_empty() {
+                    rows.push((lines[j].no, m));
+                }
+            }
             None => break,
         }
         j += 1;
     }
     // One bare whole number on its own (`is 1.`) says too little.
-    let weak = |m: &Measured| m.values.iter().all(|n| n.plain_integer);
+    let weak =
+        |m: &Measured| m.values.iter().all(|n| n.plain_integer) && label_unit(&m.label).is_none();
     if rows.is_empty() || (rows.len() == 1 && header.is_none() && weak(&rows[0].1)) {
         return None;
     }
@@ -119,18 +130,48 @@ fn measured(text: &str, conv: Convention) -> Option<Measured> {
 
 /// The column names of a header line over the run: set apart by tabs or
 /// runs of spaces, none of them a number.
-fn header_names(text: &str) -> Option<Vec<String>> {
+fn header_cells(text: &str) -> Option<Vec<Cell>> {
     let t = text.trim();
     if !(t.contains("  ") || t.contains('\t')) {
         return None;
     }
     let cells = split(text);
     let numbers = measured(text, Convention::Us).is_some();
-    (cells.len() >= 2 && is_header(&cells) && !numbers && !never_claims(text)).then(|| {
-        cells
-            .into_iter()
-            .map(|c| c.text.trim().to_string())
-            .collect()
+    (cells.len() >= 2 && is_header(&cells) && !numbers && !never_claims(text)).then_some(cells)
+}
+
+/// Drops the values under a header that names what a row is about, not
+/// what it measured: `PID`, `UID`, `CPU`, `Device`. A value is under the
+/// header cell its columns overlap most, or the nearest one.
+fn drop_identifiers(m: &mut Measured, text: &str, header: &[Cell]) {
+    const IDS: [&str; 11] = [
+        "pid", "uid", "tid", "tgid", "cpu", "core", "node", "irq", "device", "dev", "id",
+    ];
+    let col = |byte: usize| display_col(text, byte);
+    m.values.retain(|n| {
+        let (a, b) = (col(n.at), col(n.end));
+        let under = header.iter().min_by_key(|h| {
+            let overlap = b.min(h.end).saturating_sub(a.max(h.start));
+            let gap = if b <= h.start {
+                h.start - b
+            } else {
+                a.saturating_sub(h.end)
+            };
+            (usize::MAX - overlap, gap)
+        });
+        !under.is_some_and(|h| IDS.contains(&h.text.trim().to_lowercase().as_str()))
+    });
+}
+
+/// The display column of a byte offset, with tabs to the next multiple
+/// of 8, as [`split`] counts.
+fn display_col(text: &str, byte: usize) -> usize {
+    text[..byte.min(text.len())].chars().fold(0, |col, c| {
+        if c == '\t' {
+            (col / 8 + 1) * 8
+        } else {
+            col + 1
+        }
     })
 }
 
@@ -167,7 +208,11 @@ fn is_sentence(toks: &[Tok], text: &str) -> bool {
 }
 
 fn is_plain_word(text: &str) -> bool {
-    let w = text.trim_end_matches(['.', ',', ';', ':', '?', '!', ')']);
+    // `misses:` ends a label; the words after it are another part.
+    if text.ends_with(':') {
+        return false;
+    }
+    let w = text.trim_end_matches(['.', ',', ';', '?', '!', ')']);
     !w.is_empty() && w.chars().all(|c| c.is_ascii_lowercase() || c == '\'')
 }
 
@@ -349,10 +394,17 @@ fn build(header: Option<&[String]>, rows: Vec<(usize, Measured)>) -> Draft {
             }
             let mut values: Vec<Value> = m.values[skip..]
                 .iter()
-                .map(|n| Value::Number {
-                    value: n.value,
-                    unit: n.unit.clone(),
-                    spread_pct: None,
+                .map(|n| {
+                    if n.value == -1.0 && n.unit.is_none() {
+                        // `-1.00`: a tool's "not available" (pidstat).
+                        Value::NotApplicable
+                    } else {
+                        Value::Number {
+                            value: n.value,
+                            unit: n.unit.clone(),
+                            spread_pct: None,
+                        }
+                    }
                 })
                 .collect();
             values.resize(width, Value::Missing);

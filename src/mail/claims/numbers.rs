@@ -183,6 +183,18 @@ pub fn parse_cell(raw: &str) -> Cell {
     if NA.iter().any(|na| cell.eq_ignore_ascii_case(na)) {
         return Cell::NotApplicable;
     }
+    // `(+8%)`, `(-1.5 ms)`: a change in brackets. A bare `(2)` is a
+    // footnote mark.
+    if let Some(inner) = cell.strip_prefix('(').and_then(|c| c.strip_suffix(')')) {
+        return match parse_cell(inner) {
+            c @ Cell::Number { plain: false, .. } => c,
+            _ => Cell::Text,
+        };
+    }
+    // `74.4%%`: a doubled percent sign is a typo for one.
+    if let Some(single) = cell.strip_suffix("%%") {
+        return parse_cell(&format!("{single}%"));
+    }
     let spread_mark = || cell.split_once('±').or_else(|| cell.split_once("+-"));
     let (main, spread) = match (cell.contains(['±', '+'])).then(spread_mark).flatten() {
         Some((m, s)) => match spread_of(s) {

@@ -131,8 +131,9 @@ const PARAMETER_WORDS: [&str; 28] = [
 ];
 
 /// Names whose value is a parameter: `QD=32`, `bs=4k`, `numjobs=8`.
-pub const PARAMETER_NAMES: [&str; 23] = [
+pub const PARAMETER_NAMES: [&str; 24] = [
     "hz",
+    "samples",
     "qd",
     "iodepth",
     "depth",
@@ -278,10 +279,14 @@ fn is_bare_word_unit(word: &str) -> bool {
 /// White-space separated words with their byte offsets. `±`, `+-` and
 /// `--` stand alone.
 fn words(line: &str) -> impl Iterator<Item = (usize, &str)> {
-    line.split_whitespace().map(move |w| {
-        let at = w.as_ptr() as usize - line.as_ptr() as usize;
-        (at, w)
-    })
+    // `(423MB/s)(23.6GiB/60002msec)`: two bracketed words glued.
+    line.split_whitespace()
+        .flat_map(|w| w.split_inclusive(")("))
+        .map(move |w| {
+            let w = w.strip_suffix('(').unwrap_or(w);
+            let at = w.as_ptr() as usize - line.as_ptr() as usize;
+            (at, w)
+        })
 }
 
 type Found = (f64, Option<Unit>, Option<String>, bool);
@@ -308,10 +313,24 @@ fn numbers_in(word: &str, conv: Convention) -> Vec<Found> {
         && let (Some(a), Some(b)) = (one(a, conv), one(b, conv))
         && !(a.2 && b.2)
     {
+        // `23.6GiB/60002msec` is an amount over the time it took: the
+        // time is how long it ran.
+        if let (Some(ua), Some(ub)) = (&a.1, &b.1)
+            && ua.kind != ub.kind
+        {
+            return vec![(a.0, a.1, None, false)];
+        }
         return vec![
             (a.0, a.1.or(b.1.clone()), None, false),
             (b.0, b.1, None, false),
         ];
+    }
+    // `0,24138,0,0`: a list, where the commas cannot be thousands.
+    if conv == Convention::Us && word.contains(',') {
+        let parts: Option<Vec<_>> = word.split(',').map(|p| one(p, conv)).collect();
+        if let Some(parts) = parts.filter(|p| p.len() >= 2) {
+            return parts.into_iter().map(|(v, u, p)| (v, u, None, p)).collect();
+        }
     }
     // A range: two numbers joined by `-`, the unit on either or both.
     let digits_then_dash = word.char_indices().skip(1).find(|&(i, c)| {

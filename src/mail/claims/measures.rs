@@ -175,6 +175,12 @@ fn display_col(text: &str, byte: usize) -> usize {
     })
 }
 
+/// Whether tokens of a line can never be a row of results: a sentence,
+/// the machine's setup, a command, a dump or a log line.
+pub fn never_row(text: &str, toks: &[Tok]) -> bool {
+    never_claims(text) || is_sentence(toks, text) || is_setup(toks)
+}
+
 /// Whether a line set apart by single spaces is a sentence, for the
 /// layouts that split such lines at every space.
 pub fn is_prose_line(text: &str) -> bool {

@@ -58,14 +58,14 @@ pub fn extract(raw: &[u8]) -> Result<Vec<ClaimTable>> {
             None => tables.extend(keyed(in_text(&text, &Origin::default_first())?)),
         }
     }
-    Ok(dedupe(tables))
+    Ok(lone_numbers_last(dedupe(tables)))
 }
 
 /// The claims in a mail body or other text, without mail headers.
 pub fn extract_text(body: &str) -> Vec<ClaimTable> {
-    dedupe(keyed(
+    lone_numbers_last(dedupe(keyed(
         in_text(body, &Origin::default_first()).unwrap_or_default(),
-    ))
+    )))
 }
 
 impl Origin {
@@ -411,6 +411,19 @@ fn bound_sentence(after: &[Line], caption: Option<&str>) -> Option<String> {
         let lower = s.to_lowercase();
         BOUND_WORDS.iter().any(|w| lower.contains(w))
     })
+}
+
+/// The claims in mail order, but a lone number in a sentence (`sees
+/// 10 ms each time`) after all the tables and stated changes: matrices
+/// name claims by their number, and reading more such numbers must not
+/// renumber the tables people bind to.
+fn lone_numbers_last(tables: Vec<ClaimTable>) -> Vec<ClaimTable> {
+    let lone = |t: &ClaimTable| {
+        t.kind == ClaimKind::Prose && t.columns.len() == 1 && t.columns[0].name == prose::LONE
+    };
+    let (mut first, last): (Vec<_>, Vec<_>) = tables.into_iter().partition(|t| !lone(t));
+    first.extend(last);
+    first
 }
 
 /// Drops repeats of a table (a reply quoting it), keeping the first

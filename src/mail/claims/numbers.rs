@@ -22,7 +22,7 @@ pub fn parse_unit(word: &str) -> Option<Unit> {
         "iops" => ("IOPS", UnitKind::Rate, 1.0),
         "kiops" => ("KIOPS", UnitKind::Rate, 1e3),
         "miops" => ("MIOPS", UnitKind::Rate, 1e6),
-        "ops/s" | "op/s" | "ops/sec" | "ops" => ("ops/s", UnitKind::Rate, 1.0),
+        "ops/s" | "op/s" | "ops/sec" | "ops" | "qps" | "/s" => ("ops/s", UnitKind::Rate, 1.0),
         "kops/s" | "kops" => ("kops/s", UnitKind::Rate, 1e3),
         "%" | "percent" => ("%", UnitKind::Percent, 1.0),
         "count" | "counts" | "events" => ("count", UnitKind::Count, 1.0),
@@ -30,7 +30,7 @@ pub fn parse_unit(word: &str) -> Option<Unit> {
         "khz" => ("kHz", UnitKind::Frequency, 1e3),
         "mhz" => ("MHz", UnitKind::Frequency, 1e6),
         "ghz" => ("GHz", UnitKind::Frequency, 1e9),
-        _ => return throughput(&squeezed, w),
+        _ => return throughput(&squeezed, w).or_else(|| per_second(&lower, w)),
     };
     Some(Unit {
         written: w.to_string(),
@@ -63,6 +63,28 @@ fn throughput(squeezed: &str, written: &str) -> Option<Unit> {
         symbol: format!("{prefix}B/s"),
         kind: UnitKind::Throughput,
         scale: base.powi(power),
+    })
+}
+
+/// `calls/s`, `req/s`, `flushes/sec`: things per second, a rate.
+fn per_second(lower: &str, written: &str) -> Option<Unit> {
+    let thing = lower
+        .strip_suffix("/s")
+        .or_else(|| lower.strip_suffix("/sec"))?;
+    // perf's `K/sec`, `M/sec`: thousands or millions a second.
+    let (symbol, scale) = match thing {
+        "k" => ("kops/s", 1e3),
+        "m" => ("Mops/s", 1e6),
+        "g" => ("Gops/s", 1e9),
+        _ => ("ops/s", 1.0),
+    };
+    let word = thing.len() >= 2 || scale > 1.0;
+    let word = word && thing.len() <= 12 && thing.chars().all(|c| c.is_ascii_lowercase());
+    word.then(|| Unit {
+        written: written.to_string(),
+        symbol: symbol.into(),
+        kind: UnitKind::Rate,
+        scale,
     })
 }
 

@@ -12,7 +12,7 @@ use regex::Regex;
 use std::sync::LazyLock;
 
 const NUM: &str = r"(\d[\d,.]*[kKMG]?)";
-const UNIT: &str = r"(?:\s*([kKMG]i?B/s(?:ec)?|B/s|[kK]\s?IOPS|IOPS|iops|ops/s|[uµμn]secs?|[uµμnm]s|msecs?|seconds|secs?|s|%)\b)?";
+const UNIT: &str = r"(?:\s*(%|(?:[kKMG]i?B/s(?:ec)?|B/s|[kK]\s?IOPS|IOPS|iops|ops/s|[uµμn]secs?|[uµμnm]s|msecs?|seconds|secs?|s)\b))?";
 
 static ARROW: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(&format!(r"{NUM}{UNIT}\s*(?:->|-->|→|=>)\s*{NUM}{UNIT}")).expect("constant regex")
@@ -42,6 +42,9 @@ static OPTION: LazyLock<Regex> =
 /// took), each one a table of its own.
 pub fn claims(block: &[Line], free: &[bool]) -> Vec<Draft> {
     let mut out = Vec::new();
+    // The block agrees on its separators (`5,452%` where perf printed
+    // `1.834.487,82`).
+    let conv = super::tokens::Convention::of(block.iter().map(|l| l.text.as_str()));
     let mut i = 0;
     while i < block.len() {
         if !free[i] || block[i].is_blank() {
@@ -63,7 +66,7 @@ pub fn claims(block: &[Line], free: &[bool]) -> Vec<Draft> {
             let Some(read) = blanked.get(s_start..s_start + sentence.len()) else {
                 continue;
             };
-            for (offset, mut d) in in_sentence(read) {
+            for (offset, mut d) in in_sentence(read, conv) {
                 let at = s_start + offset;
                 let line = starts
                     .iter()
@@ -91,8 +94,11 @@ fn blank_options(text: &str) -> String {
 }
 
 /// Each claim in a sentence, with its byte offset.
-fn in_sentence(s: &str) -> Vec<(usize, Draft)> {
+fn in_sentence(s: &str, conv: super::tokens::Convention) -> Vec<(usize, Draft)> {
     let mut out = Vec::new();
+    // What the forms read, so the plain numbers after them are not read
+    // twice.
+    let mut covered: Vec<std::ops::Range<usize>> = Vec::new();
     // Each form has a word or mark without which its regex cannot match;
     // most sentences have none of them.
     let arrow = s.contains("->") || s.contains('→') || s.contains("=>");
@@ -119,6 +125,7 @@ fn in_sentence(s: &str) -> Vec<(usize, Draft)> {
                 unit: u,
                 spread_pct: None,
             };
+            covered.extend(c.get(0).map(|m| m.range()));
             out.push((
                 c.get(0).map_or(0, |m| m.start()),
                 draft(&[], &["from", "to"], vec![cell(a, ua), cell(b, ub)], unit),
@@ -149,6 +156,7 @@ fn in_sentence(s: &str) -> Vec<(usize, Draft)> {
             d.key_columns = vec!["metric".into()];
             d.rows[0].keys = vec![metric.as_str().to_string()];
         }
+        covered.extend(c.get(0).map(|m| m.range()));
         out.push((c.get(0).map_or(0, |m| m.start()), d));
     }
     for c in FACTOR.captures_iter(if factor { s } else { "" }) {
@@ -160,9 +168,88 @@ fn in_sentence(s: &str) -> Vec<(usize, Draft)> {
         };
         let mut d = draft(&["claim"], &["factor"], vec![value], None);
         d.rows[0].keys = vec![c[2].to_string()];
+        covered.extend(c.get(0).map(|m| m.range()));
         out.push((c.get(0).map_or(0, |m| m.start()), d));
     }
+    out.extend(measured_numbers(s, &covered, conv));
     out.sort_by_key(|(o, _)| *o);
+    out
+}
+
+/// The column of a lone number in a sentence.
+pub const LONE: &str = "value";
+
+/// Any other number a sentence gives with the unit of a measurement: a
+/// percentage, a time, a rate or a throughput (`took approximately
+/// 600us`, `up to 96%`, `about 23000/s`). A time after `for`, `every` or
+/// `interval` is how long something ran, not a result; sizes and bare
+/// counts say what was run.
+fn measured_numbers(
+    s: &str,
+    covered: &[std::ops::Range<usize>],
+    conv: super::tokens::Convention,
+) -> Vec<(usize, Draft)> {
+    use super::tokens::{Tok, scan};
+    use crate::mail::model::UnitKind;
+    const DURATION: [&str; 6] = ["for", "every", "interval", "runtime", "timeout", "each"];
+    const SETTINGS: [&str; 4] = ["delay", "period", "deadline", "slice"];
+    const THRESHOLD: [&str; 6] = ["under", "over", "below", "above", "beyond", "than"];
+    // `99.95% latencies`, `95.0% confidence`: a rank, not a result.
+    const RANKED: [&str; 5] = ["latency", "latencies", "percentile", "confidence", "tail"];
+    // A sentence that ends in a colon introduces a table: its numbers are
+    // the table's conditions (`dm-delay 5 ms, 1 job:`).
+    if s.trim_end().ends_with(':') {
+        return Vec::new();
+    }
+    let toks = scan(s, conv);
+    let mut out = Vec::new();
+    for (k, t) in toks.iter().enumerate() {
+        let Tok::Num(n) = t else { continue };
+        let Some(unit) = &n.unit else { continue };
+        if n.parameter || covered.iter().any(|r| r.contains(&n.at)) {
+            continue;
+        }
+        let word_before = |back: usize| match k.checked_sub(back).map(|b| &toks[b]) {
+            Some(Tok::Word { text, .. }) => text.to_lowercase(),
+            _ => String::new(),
+        };
+        // `delays under 50 ms`, `for delays of 50 ms`: a time that names a
+        // setting or a threshold, not a result.
+        let duration = unit.kind == UnitKind::Time
+            && (1..=2).any(|b| {
+                let w = word_before(b);
+                DURATION.contains(&w.as_str())
+                    || SETTINGS.contains(&w.trim_end_matches('s'))
+                    || (b == 1 && THRESHOLD.contains(&w.as_str()))
+            });
+        let measured = matches!(
+            unit.kind,
+            UnitKind::Percent | UnitKind::Time | UnitKind::Rate | UnitKind::Throughput
+        );
+        let word_after = |ahead: usize| match toks.get(k + ahead) {
+            Some(Tok::Word { text, .. }) => text.to_lowercase(),
+            _ => String::new(),
+        };
+        let ranked = unit.kind == UnitKind::Percent && RANKED.contains(&word_after(1).as_str());
+        let by_default = word_after(1) == "by" && word_after(2) == "default";
+        // `at 1 ms delay`: the time is a setting.
+        let setting = unit.kind == UnitKind::Time
+            && (SETTINGS.contains(&word_after(1).trim_end_matches(['.', ',', 's']))
+                || ["timeout", "interval", "runtime"]
+                    .contains(&word_after(1).trim_end_matches(['.', ','])));
+        if !measured || duration || ranked || by_default || setting {
+            continue;
+        }
+        let value = Value::Number {
+            value: n.value,
+            unit: Some(unit.clone()),
+            spread_pct: None,
+        };
+        out.push((
+            n.at,
+            draft(&[], &["value"], vec![value], Some(unit.clone())),
+        ));
+    }
     out
 }
 

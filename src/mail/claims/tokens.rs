@@ -171,6 +171,11 @@ pub fn scan(line: &str, conv: Convention) -> Vec<Tok> {
                 .all(|b| b.is_ascii_digit() || b == b'.');
         let word = raw.trim_matches(|c: char| "([{*,;\"'`".contains(c));
         let word = word.trim_end_matches(|c: char| ")]}*,;:\"'`".contains(c));
+        // `6%.`, `30us.`: a sentence's full stop after a unit.
+        let word = match word.strip_suffix('.') {
+            Some(w) if w.ends_with(|c: char| c.is_alphabetic() || c == '%') => w,
+            _ => word,
+        };
         let word = if word.ends_with('/') && word.len() > 1 {
             &word[..word.len() - 1]
         } else {
@@ -445,7 +450,11 @@ fn decimal(body: &str, conv: Convention) -> Option<f64> {
             let mut groups = int.split('.');
             let first = groups.next()?;
             if frac.contains(['.', ',']) || first.is_empty() || !groups.all(|g| g.len() == 3) {
-                return None;
+                // `2.08` in a block that also has `5,452`: one dot that
+                // cannot be a thousands mark is a decimal point.
+                return (frac.is_empty() && int.matches('.').count() == 1)
+                    .then(|| int.parse().ok())
+                    .flatten();
             }
             body.replace('.', "").replace(',', ".")
         }

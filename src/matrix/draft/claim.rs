@@ -203,6 +203,15 @@ fn caption_program(caption: &str) -> Option<String> {
     (known || (prompted && cmd.contains(" -"))).then(|| prog.to_string())
 }
 
+/// A lone number in a sentence (`sees 10 ms each time`) names neither a
+/// side nor a cell: drafting it, or reading the setup from its sentence,
+/// would guess both.
+pub fn names_no_cell(t: &ClaimTable) -> bool {
+    t.kind == crate::mail::ClaimKind::Prose
+        && t.columns.len() == 1
+        && side(&t.columns[0].name) == Side::Unknown
+}
+
 /// Draft the claim for table `n` (from 1); Err says why there is none.
 pub fn draft(n: usize, t: &ClaimTable, ctx: &Ctx) -> Result<ClaimDraft, String> {
     let caption = t.caption.clone().unwrap_or_default();
@@ -212,6 +221,9 @@ pub fn draft(n: usize, t: &ClaimTable, ctx: &Ctx) -> Result<ClaimDraft, String> 
         return Err(format!(
             "its numbers come from `{p}`, and lab measures with fio"
         ));
+    }
+    if names_no_cell(t) {
+        return Err("a single number in a sentence names no variant or cell".into());
     }
     let about = if caption.is_empty() {
         format!("table at line {} of message {}", t.line, t.origin.message)

@@ -269,6 +269,7 @@ fn propose(msgs: &[Read], tables: &[ClaimTable], opts: &Options) -> Proposal {
         .collect();
     let captions: String = tables
         .iter()
+        .filter(|t| !claim::names_no_cell(t))
         .filter_map(|t| t.caption.clone())
         .collect::<Vec<_>>()
         .join("\n");

@@ -127,6 +127,29 @@ fn rows() -> Vec<Row> {
             &["m.yaml", "boot.nvme[0].serial", "is not an NVMe serial"],
         ),
         plan_row(
+            "fio on a dm device no step makes",
+            with("filename: /dev/mapper/d,", "filename: \"/dev/mapper/d-{{ delay }}ms\","),
+            3,
+            &[
+                "m.yaml:15:",
+                "workload: filename '/dev/mapper/d-1ms'",
+                "no setup step makes it",
+                "/dev/mapper/d",
+            ],
+        ),
+        plan_row(
+            "fio on a file under no mount",
+            with("filename: /dev/mapper/d,", "filename: /mnt/f,"),
+            3,
+            &["m.yaml:15:", "filename '/mnt/f'", "not under a directory a mount step mounts"],
+        ),
+        plan_row(
+            "fio on an NVMe namespace the boot lacks",
+            with("filename: /dev/mapper/d,", "filename: /dev/nvme0n1,"),
+            3,
+            &["m.yaml", "filename '/dev/nvme0n1'", "known: /dev/nullb0, /dev/mapper/d"],
+        ),
+        plan_row(
             "duplicate axis value",
             with("delay: [1, 2]", "delay: [1, 1]"),
             3,

@@ -343,12 +343,17 @@ pub(super) fn expand(m: &Matrix) -> Result<Plan> {
                 .map(|s| render_value(s, &vars))
                 .collect::<Result<Vec<_>>>()
                 .with_context(ctx)?;
-            super::stack::check(&setup, b).map_err(|(i, e)| {
-                let at = m.setup_at.get(i).copied().unwrap_or((0, 0));
-                m.err_at_line(at, format!("cell {id}: setup[{i}]: {e}"))
-            })?;
             let workload = cell_workload(m, &vars)
                 .map_err(|e| m.err_at_line(m.workload_at, format!("cell {id}: {e:#}")))?;
+            super::stack::check_cell(&setup, workload.as_ref(), b).map_err(|e| match e {
+                super::stack::CellError::Step(i, e) => {
+                    let at = m.setup_at.get(i).copied().unwrap_or((0, 0));
+                    m.err_at_line(at, format!("cell {id}: setup[{i}]: {e}"))
+                }
+                super::stack::CellError::Workload(e) => {
+                    m.err_at_line(m.workload_at, format!("cell {id}: workload: {e}"))
+                }
+            })?;
             cells.push(CellSpec {
                 id,
                 boot: b.id.clone(),

@@ -32,6 +32,8 @@ struct Devices {
     configfs_nullb: bool,
     /// A shell step may have made anything.
     shell: bool,
+    /// Directories a mount step mounted.
+    mounts: Vec<String>,
 }
 
 impl Devices {
@@ -69,7 +71,7 @@ impl Devices {
 
 /// Check one cell's rendered steps; the error names the step's index
 /// and key, and the caller adds the step's location.
-pub fn check(steps: &[SetupStep], boot: &BootSpec) -> Result<(), (usize, String)> {
+fn check(steps: &[SetupStep], boot: &BootSpec) -> Result<Devices, (usize, String)> {
     // null_blk is built in: without parameters it makes /dev/nullb0.
     let nullb = if boot.null_blk.is_empty() {
         1
@@ -85,11 +87,81 @@ pub fn check(steps: &[SetupStep], boot: &BootSpec) -> Result<(), (usize, String)
         made: vec![],
         configfs_nullb: false,
         shell: false,
+        mounts: vec![],
     };
     for (i, s) in steps.iter().enumerate() {
         step(s, &mut d).map_err(|e| (i, e))?;
     }
+    Ok(d)
+}
+
+/// Check one cell: its steps (the error names the step's index), then
+/// that its fio job opens something the boot or a step makes: a device
+/// of the boot, a `/dev/mapper/NAME` of a dm step, or a file under a
+/// mount. A job on a file of the guest's root file system measures the
+/// image, not the device under test.
+pub fn check_cell(
+    steps: &[SetupStep],
+    workload: Option<&super::schema::Workload>,
+    boot: &BootSpec,
+) -> Result<(), CellError> {
+    let d = check(steps, boot).map_err(|(i, e)| CellError::Step(i, e))?;
+    let Some(super::schema::Workload::Fio(f)) = workload else {
+        return Ok(());
+    };
+    if d.shell {
+        return Ok(());
+    }
+    let directory = f.extra.get("directory").map(|v| v.to_string());
+    let files: Vec<String> = match (&f.filename, &directory) {
+        (Some(names), _) => names.split(':').map(str::to_string).collect(),
+        (None, Some(dir)) => vec![format!("{}/", dir.trim_end_matches('/'))],
+        (None, None) => {
+            return Err(CellError::Workload(
+                "filename: the fio job names no file or device, so it would write into the \
+                 guest's root file system; give filename: a device of the boot, \
+                 /dev/mapper/NAME of a dm step, or a file under a mount"
+                    .into(),
+            ));
+        }
+    };
+    for file in files {
+        if file.starts_with("/dev/") {
+            if !d.has(&file) {
+                return Err(CellError::Workload(format!(
+                    "filename '{file}': no device of the boot and no setup step makes it \
+                     (known: {})",
+                    d.known()
+                )));
+            }
+        } else if !d.mounts.iter().any(|m| under(&file, m)) {
+            let mounts = if d.mounts.is_empty() {
+                "none".to_string()
+            } else {
+                d.mounts.join(", ")
+            };
+            return Err(CellError::Workload(format!(
+                "filename '{file}': not under a directory a mount step mounts (mounts: {mounts}); \
+                 add mkfs and mount steps, or name a device"
+            )));
+        }
+    }
     Ok(())
+}
+
+/// What [`check_cell`] found wrong: a setup step (by index) or the
+/// workload.
+#[derive(Debug)]
+pub enum CellError {
+    Step(usize, String),
+    Workload(String),
+}
+
+/// Whether `path` is `dir` or under it.
+fn under(path: &str, dir: &str) -> bool {
+    let dir = dir.trim_end_matches('/');
+    path.strip_prefix(dir)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
 }
 
 fn need(d: &Devices, key: &str, dev: &str) -> Result<(), String> {
@@ -228,6 +300,7 @@ fn step(s: &SetupStep, d: &mut Devices) -> Result<(), String> {
                     m.dir
                 ));
             }
+            d.mounts.push(m.dir.clone());
         }
         SetupStep::Shell(_) => d.shell = true,
     }

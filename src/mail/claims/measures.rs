@@ -24,26 +24,28 @@ use std::sync::LazyLock;
 const MAX_RUN: usize = 400;
 
 pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
-    // The rest of a sentence's paragraph is prose's to read.
-    if i > 0
-        && !lines[i - 1].is_blank()
-        && is_prose_line(&lines[i - 1].text)
-        && !is_gapped(&lines[i].text)
-    {
-        return None;
-    }
     // Most lines are prose: say so before looking at the lines around.
     let text = &lines[i].text;
-    if header_cells(text).is_none()
-        && measured(text, Convention::Us).is_none()
-        && measured(text, Convention::Continental).is_none()
-    {
+    let digits = text.bytes().any(|b| b.is_ascii_digit());
+    if !digits && !is_gapped(text) || never_claims(text) {
         return None;
     }
+    let cells = header_cells(text);
+    let numbers = || {
+        measured(text, Convention::Us).is_some()
+            || (text.contains(',') && measured(text, Convention::Continental).is_some())
+    };
+    if cells.is_none() && !(digits && numbers()) {
+        return None;
+    }
+    // The rest of a sentence's paragraph is prose's to read.
+    if i > 0 && !lines[i - 1].is_blank() && !is_gapped(text) && is_prose_line(&lines[i - 1].text) {
+        return None;
+    }
+    // The separators are agreed in the lines around, not the whole block.
     let window = &lines[i..lines.len().min(i + MAX_RUN)];
     let run_len = window.iter().take_while(|l| !l.is_blank()).count();
-    let conv = Convention::of(window[..run_len].iter().map(|l| l.text.as_str()));
-    let cells = header_cells(&lines[i].text);
+    let conv = Convention::of(window[..run_len.min(64)].iter().map(|l| l.text.as_str()));
     let header: Option<Vec<String>> = cells
         .as_ref()
         .map(|c| c.iter().map(|c| c.text.trim().to_string()).collect());

@@ -75,6 +75,9 @@ pub(super) fn workloads(
                 Some("fio's default; the mail's fio line sets no rw".into()),
             );
         }
+        if let Some(file) = j.get("filename").map(str::to_string) {
+            super::devices::mount_for_file(p, &file, dv, &own.to_ascii_lowercase());
+        }
     }
     if jobs.is_empty() {
         // Captions first; a pasted fio output's sections (`write:`) next.

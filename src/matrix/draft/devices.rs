@@ -204,6 +204,67 @@ pub(super) fn boot(p: &mut Proposal, scan: &Scan, dv: &Devices, f: &facts::Facts
 
 /// The dm targets lab writes as structured steps, and the config
 /// symbols other targets, file systems and schedulers need.
+/// A file the fio job opens outside `/dev` needs a file system under
+/// it: when no mount step holds it, one is made on the main device and
+/// mounted at the file's directory. The file system is the one the
+/// mail's words name (xfs, ext4, btrfs), else xfs, and the note says so.
+pub(super) fn mount_for_file(p: &mut Proposal, file: &str, dv: &Devices, words: &str) {
+    if file.starts_with("/dev/") || !file.starts_with('/') {
+        return;
+    }
+    let held = p.setup.iter().any(|(s, _)| {
+        matches!(s, Step::Mount { dir, .. }
+            if file.strip_prefix(dir.trim_end_matches('/')).is_some_and(|r| r.starts_with('/')))
+    });
+    if held {
+        return;
+    }
+    let dir = match file.rsplit_once('/') {
+        Some((d, _)) if !d.is_empty() => d.to_string(),
+        _ => "/mnt".to_string(),
+    };
+    let named = ["xfs", "ext4", "btrfs"].into_iter().find(|fs| {
+        words
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .any(|w| w == *fs)
+    });
+    let fs = named.unwrap_or("xfs").to_string();
+    let why = match named {
+        Some(f) => format!("the mail's fio opens {file}, on {f} as the mail says"),
+        None => format!(
+            "the mail's fio opens {file} and names no file system: xfs on lab's device, check it"
+        ),
+    };
+    let device = dv.main().to_string();
+    // As for a mail's own mkfs: the file system's tools want the room.
+    p.memory = p.memory.max(2048);
+    let steps = [
+        Step::Mkfs {
+            fs: fs.clone(),
+            device: device.clone(),
+            options: if fs == "ext4" {
+                String::new()
+            } else {
+                "-f".into()
+            },
+        },
+        Step::Mount {
+            device,
+            dir,
+            fs: None,
+            options: String::new(),
+        },
+    ];
+    for s in steps {
+        for c in needs(&s) {
+            if !p.config.iter().any(|(x, _)| x == c) {
+                p.config.push((c.to_string(), format!("for {fs}")));
+            }
+        }
+        p.setup.push((s, Some(why.clone())));
+    }
+}
+
 fn needs(s: &Step) -> Vec<&'static str> {
     match s {
         Step::Dm {

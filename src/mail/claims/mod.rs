@@ -299,7 +299,8 @@ fn in_block(block: &[Line], before: &[Line], origin: &Origin) -> Vec<ClaimTable>
                 (first == Some(d.start))
                     .then(|| intro_above(before))
                     .flatten()
-            });
+            })
+            .map(bounded_caption);
         let after = block.get(d.end..next_start.max(d.end)).unwrap_or_default();
         let unit = match (&d.unit, &caption) {
             (None, Some(c)) if d.unit_from_caption => grid::caption_unit(c),
@@ -361,6 +362,20 @@ fn caption_above(block: &[Line], from: usize, start: usize) -> Option<String> {
     let tail = lines[lines.len().saturating_sub(3)..].join(" ");
     let sentence = last_sentence(&tail)?;
     Some(sentence.to_string()).filter(|s| !s.is_empty())
+}
+
+/// A caption of at most 600 bytes: three lines of a huge text must not
+/// be copied into every table under them.
+fn bounded_caption(c: String) -> String {
+    const MAX: usize = 600;
+    if c.len() <= MAX {
+        return c;
+    }
+    let mut end = MAX;
+    while !c.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{} …", &c[..end])
 }
 
 /// A caption at another quote depth: the reply's "Here are my numbers

@@ -78,12 +78,43 @@ pub fn claims(block: &[Line], free: &[bool]) -> Vec<Draft> {
                 for r in &mut d.rows {
                     r.line = block[line].no;
                 }
-                d.caption = Some(sentence.split_whitespace().collect::<Vec<_>>().join(" "));
+                d.caption = Some(caption_of(sentence, offset));
                 out.push(d);
             }
         }
     }
     out
+}
+
+/// The most of a sentence a caption keeps, in characters: a paragraph
+/// with no full stop must not be copied into each of its claims (that
+/// is memory quadratic in the paragraph).
+const CAPTION_MAX: usize = 400;
+
+/// The sentence as a caption, white space collapsed; a longer sentence
+/// is cut to the words around the claim at byte `at`.
+fn caption_of(sentence: &str, at: usize) -> String {
+    if sentence.len() <= CAPTION_MAX {
+        return sentence.split_whitespace().collect::<Vec<_>>().join(" ");
+    }
+    let half = CAPTION_MAX / 2;
+    let mut start = at.saturating_sub(half).min(sentence.len());
+    while !sentence.is_char_boundary(start) {
+        start -= 1;
+    }
+    let mut end = (at + half).min(sentence.len());
+    while !sentence.is_char_boundary(end) {
+        end += 1;
+    }
+    let window = sentence[start..end]
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    format!(
+        "{}{window}{}",
+        if start > 0 { "… " } else { "" },
+        if end < sentence.len() { " …" } else { "" }
+    )
 }
 
 /// `--bs=4k` and the like, blanked so their numbers are not read.
@@ -171,6 +202,7 @@ fn in_sentence(s: &str, conv: super::tokens::Convention) -> Vec<(usize, Draft)> 
         covered.extend(c.get(0).map(|m| m.range()));
         out.push((c.get(0).map_or(0, |m| m.start()), d));
     }
+    covered.sort_by_key(|r| r.start);
     out.extend(measured_numbers(s, &covered, conv));
     out.sort_by_key(|(o, _)| *o);
     out
@@ -206,7 +238,11 @@ fn measured_numbers(
     for (k, t) in toks.iter().enumerate() {
         let Tok::Num(n) = t else { continue };
         let Some(unit) = &n.unit else { continue };
-        if n.parameter || covered.iter().any(|r| r.contains(&n.at)) {
+        // `covered` is sorted by start: the one range that may hold `at`
+        // is the last that starts at or before it (ranges do not nest).
+        let k_cov = covered.partition_point(|r| r.start <= n.at);
+        let in_form = k_cov > 0 && covered[k_cov - 1].contains(&n.at);
+        if n.parameter || in_form {
             continue;
         }
         let word_before = |back: usize| match k.checked_sub(back).map(|b| &toks[b]) {

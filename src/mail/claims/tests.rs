@@ -322,3 +322,21 @@ fn parallel_json_equals_the_rendered_document() {
         assert!(out == want.as_bytes(), "{} tables differ", set.len());
     }
 }
+
+/// A paragraph with no full stop is one sentence: each of its claims
+/// keeps a caption of the words around it, never the whole paragraph
+/// (issue 27: memory grew with claims × paragraph).
+#[test]
+fn claims_of_one_huge_sentence_keep_short_captions() {
+    let text: String = (0..2000)
+        .map(|i| {
+            format!("latency goes from {i} -> 3151us; from 250 to {i} IOPS; cuts p99 by 7-8%; ")
+        })
+        .collect();
+    let tables = extract_text(&text);
+    assert!(tables.len() >= 4000, "{}", tables.len());
+    for t in &tables {
+        let c = t.caption.as_deref().unwrap_or("");
+        assert!(c.len() <= 600, "{} bytes", c.len());
+    }
+}

@@ -48,9 +48,7 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
             break;
         }
         // A sentence is never a row; it may still head a group of rows.
-        let row = (!super::measures::is_prose_line(text))
-            .then(|| row_cells(split(text), width))
-            .flatten();
+        let row = row_cells(split(text), width).filter(|_| !super::measures::is_prose_line(text));
         if let Some(cells) = row {
             if width == 0 {
                 width = cells.len();
@@ -108,11 +106,9 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
 /// The header at `h`: a line of names, or a line of spanning names over
 /// one of more column names. Returns the headers and the next line.
 fn headers_at(lines: &[Line], h: usize) -> Option<(Headers, usize)> {
-    if super::measures::is_prose_line(&lines.get(h)?.text) {
-        return None;
-    }
     let first = split(&lines.get(h)?.text);
-    if !is_header(&first) {
+    // Most lines are no header; the sentence test is the dearer one.
+    if !is_header(&first) || super::measures::is_prose_line(&lines[h].text) {
         return None;
     }
     // Column names under spanning names are set apart by tabs or runs

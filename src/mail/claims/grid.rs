@@ -264,7 +264,18 @@ pub fn build(headers: &Headers, body: Vec<BodyLine>) -> Option<Draft> {
         return None;
     }
     let span_names = spanning(&headers.spans, &value_names);
-    let parts = cell_parts(&body, keys, value_names.len());
+    // Each row's cells read once: for the column counts and the row.
+    let computed: Vec<Vec<Vec<Value>>> = body
+        .iter()
+        .map(|b| match b {
+            BodyLine::Row { cells, .. } => {
+                let k = keys.min(cells.len().saturating_sub(1));
+                cells[k..].iter().map(|c| cell_values(&c.text)).collect()
+            }
+            BodyLine::Group { .. } => Vec::new(),
+        })
+        .collect();
+    let parts = cell_parts(&computed, value_names.len());
     let mut columns: Vec<Column> = Vec::new();
     for ((c, span), n) in value_names.iter().zip(&span_names).zip(&parts) {
         let name = match span {
@@ -289,11 +300,11 @@ pub fn build(headers: &Headers, body: Vec<BodyLine>) -> Option<Draft> {
     let mut rows = Vec::new();
     let mut warnings = Vec::new();
     let mut group = String::new();
-    for b in body {
+    for (b, values) in body.into_iter().zip(computed) {
         match b {
             BodyLine::Group { text } => group = text,
             BodyLine::Row { cells, no } => {
-                let (mut row, warning) = row_of(&cells, no, keys, &parts);
+                let (mut row, warning) = row_of(&cells, values, no, keys, &parts);
                 if grouped {
                     row.keys.insert(0, group.clone());
                 }
@@ -367,13 +378,11 @@ fn spanning(spans: &[Cell], columns: &[&Cell]) -> Vec<Option<String>> {
 /// How many numbers each value column holds: 1, or more where a cell
 /// writes several (`11.7k / 47.8 MB/s`, `1316MiB/s (12.65/55.40%)`,
 /// `2.15 (+14%)`); each becomes a column of its own.
-fn cell_parts(body: &[BodyLine], keys: usize, width: usize) -> Vec<usize> {
+fn cell_parts(computed: &[Vec<Vec<Value>>], width: usize) -> Vec<usize> {
     let mut parts = vec![1; width];
-    for b in body {
-        if let BodyLine::Row { cells, .. } = b {
-            for (k, c) in cells.iter().skip(keys).take(width).enumerate() {
-                parts[k] = parts[k].max(cell_values(&c.text).len()).min(8);
-            }
+    for row in computed {
+        for (k, v) in row.iter().take(width).enumerate() {
+            parts[k] = parts[k].max(v.len()).min(8);
         }
     }
     parts
@@ -405,20 +414,26 @@ fn cell_values(text: &str) -> Vec<Value> {
     }
 }
 
-/// A data row fitted to `keys` key cells and the columns of `parts`. A row one
+/// A data row fitted to `keys` key cells and the columns of `parts`,
+/// from the values of its cells after the keys. A row one
 /// cell long or short is kept, and said so.
-fn row_of(cells: &[Cell], no: usize, keys: usize, parts: &[usize]) -> (Row, Option<String>) {
+fn row_of(
+    cells: &[Cell],
+    computed: Vec<Vec<Value>>,
+    no: usize,
+    keys: usize,
+    parts: &[usize],
+) -> (Row, Option<String>) {
     let width = parts.len();
     let keys = keys.min(cells.len().saturating_sub(1));
     let key_cells: Vec<String> = cells[..keys]
         .iter()
         .map(|c| c.text.trim().to_string())
         .collect();
-    let mut values: Vec<Vec<Value>> = cells[keys..]
-        .iter()
+    let mut values: Vec<Vec<Value>> = computed
+        .into_iter()
         .zip(parts.iter().chain(std::iter::repeat(&1)))
-        .map(|(c, &n)| {
-            let mut v = cell_values(&c.text);
+        .map(|(mut v, &n)| {
             v.resize(n, Value::Missing);
             v
         })

@@ -138,8 +138,10 @@ fn header_cells(text: &str) -> Option<Vec<Cell>> {
         return None;
     }
     let cells = split(text);
-    let numbers = measured(text, Convention::Us).is_some();
-    (cells.len() >= 2 && is_header(&cells) && !numbers && !never_claims(text)).then_some(cells)
+    if cells.len() < 2 || !is_header(&cells) || never_claims(text) {
+        return None;
+    }
+    measured(text, Convention::Us).is_none().then_some(cells)
 }
 
 /// Drops the values under a header that names what a row is about, not
@@ -187,7 +189,19 @@ pub fn never_row(text: &str, toks: &[Tok]) -> bool {
 /// layouts that split such lines at every space.
 pub fn is_prose_line(text: &str) -> bool {
     let t = text.trim();
-    !is_gapped(t) && is_sentence(&scan(t, Convention::Us), t)
+    // Three plain words in a row, as [`is_sentence`] counts them; words
+    // with digits are never plain, so no tokenizing is needed.
+    if is_gapped(t) {
+        return false;
+    }
+    let mut run = 0;
+    for w in t.split_whitespace() {
+        run = if is_plain_word(w) { run + 1 } else { 0 };
+        if run >= 3 {
+            return true;
+        }
+    }
+    false
 }
 
 /// Whether a line has columns: a tab, a `|`, or a run of spaces that
@@ -239,7 +253,7 @@ fn only_knobs(toks: &[Tok]) -> bool {
 fn is_axis(toks: &[Tok], first: usize) -> bool {
     let label_is_parameter = toks[..first]
         .iter()
-        .find(|t| !matches!(t, Tok::Word { text, .. } if text == "|"))
+        .find(|t| !matches!(t, Tok::Word { text, .. } if *text == "|"))
         .is_some_and(|t| {
             matches!(t, Tok::Word { text, .. }
                 if super::tokens::PARAMETER_NAMES.contains(&text.trim_end_matches([':', '|']).to_lowercase().as_str()))

@@ -28,7 +28,7 @@ mod tokens;
 pub use numbers::parse_unit;
 
 use crate::mail::message;
-use crate::mail::model::{ClaimKind, ClaimTable, Column, Origin, Row, Unit};
+use crate::mail::model::{ClaimKind, ClaimTable, Column, Origin, Row, Unit, Value};
 use anyhow::{Context, Result};
 use lines::Line;
 use std::collections::{BTreeMap, HashMap};
@@ -199,14 +199,34 @@ const LAYOUTS: [Layout; 7] = [
 /// Every claim in `body`, in order.
 fn in_text(body: &str, origin: &Origin) -> Result<Vec<ClaimTable>> {
     let lines = lines::readable(body);
-    let mut out = Vec::new();
-    let mut before: &[Line] = &[];
-    for (n, block) in blocks(&lines).into_iter().enumerate() {
-        if n % 256 == 0 {
-            crate::interrupt::check()?;
+    let blocks = blocks(&lines);
+    // Blocks are read on their own (the one before only lends a
+    // caption), so a big message is split across cores at block
+    // boundaries, as an mbox is at messages.
+    let read = |first: usize, chunk: &[&[Line]]| -> Result<Vec<ClaimTable>> {
+        let mut out = Vec::new();
+        for (k, block) in chunk.iter().enumerate() {
+            let n = first + k;
+            if n.is_multiple_of(256) {
+                crate::interrupt::check()?;
+            }
+            let before: &[Line] = if n > 0 { blocks[n - 1] } else { &[] };
+            out.extend(in_block(block, before, origin));
         }
-        out.extend(in_block(block, before, origin));
-        before = block;
+        Ok(out)
+    };
+    let threads = if lines.len() >= 200_000 {
+        crate::util::ncpus().min(blocks.len() / 64).max(1)
+    } else {
+        1
+    };
+    let mut out = Vec::new();
+    if threads == 1 {
+        out = read(0, &blocks)?;
+    } else {
+        for part in crate::util::par_chunks(&blocks, threads, read) {
+            out.extend(part?);
+        }
     }
     crate::interrupt::check()?;
     Ok(out)
@@ -467,25 +487,54 @@ fn keyed(tables: Vec<ClaimTable>) -> Vec<(u128, ClaimTable)> {
 }
 
 /// What makes two tables the same claim: kind, columns and rows, not
-/// where they were written. Hashed as it is formatted, so no string of
-/// the whole table is built.
+/// where they were written. Hashed field by field, with lengths, so no
+/// string of the whole table is built and no two tables run together.
 fn fingerprint(t: &ClaimTable) -> u128 {
-    use std::fmt::Write as _;
-    /// Feeds formatted text to blake3: 128 bits of it, so two different
-    /// tables do not collide in practice.
-    struct Sink(blake3::Hasher);
-    impl std::fmt::Write for Sink {
-        fn write_str(&mut self, s: &str) -> std::fmt::Result {
-            self.0.update(s.as_bytes());
-            Ok(())
-        }
+    fn put(h: &mut blake3::Hasher, s: &[u8]) {
+        h.update(&(s.len() as u64).to_le_bytes());
+        h.update(s);
     }
-    let mut sink = Sink(blake3::Hasher::new());
-    let _ = write!(sink, "{:?}{:?}{:?}", t.kind, t.key_columns, t.columns);
+    let mut h = blake3::Hasher::new();
+    put(&mut h, format!("{:?}", t.kind).as_bytes());
+    t.key_columns.iter().for_each(|k| put(&mut h, k.as_bytes()));
+    put(&mut h, b"|");
+    for c in &t.columns {
+        put(&mut h, c.name.as_bytes());
+        put(
+            &mut h,
+            c.unit.as_ref().map_or("", |u| u.symbol.as_str()).as_bytes(),
+        );
+    }
+    let mut rows = Vec::with_capacity(t.rows.len() * 16);
     for r in &t.rows {
-        let _ = write!(sink, "{:?}{:?}", r.keys, r.values);
+        for k in &r.keys {
+            rows.extend_from_slice(&(k.len() as u64).to_le_bytes());
+            rows.extend_from_slice(k.as_bytes());
+        }
+        for v in &r.values {
+            match v {
+                Value::Number {
+                    value,
+                    unit,
+                    spread_pct,
+                } => {
+                    rows.push(1);
+                    rows.extend_from_slice(&value.to_bits().to_le_bytes());
+                    let u = unit.as_ref().map_or("", |u| u.written.as_str());
+                    rows.extend_from_slice(&(u.len() as u64).to_le_bytes());
+                    rows.extend_from_slice(u.as_bytes());
+                    rows.extend_from_slice(
+                        &spread_pct.map_or(u64::MAX, f64::to_bits).to_le_bytes(),
+                    );
+                }
+                Value::NotApplicable => rows.push(2),
+                Value::Missing => rows.push(3),
+            }
+        }
+        rows.push(0xff);
     }
-    let hash = sink.0.finalize();
+    put(&mut h, &rows);
+    let hash = h.finalize();
     let mut first = [0u8; 16];
     first.copy_from_slice(&hash.as_bytes()[..16]);
     u128::from_le_bytes(first)

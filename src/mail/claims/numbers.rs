@@ -12,6 +12,10 @@ use std::sync::LazyLock;
 /// `usec`, `µs`, `KiB/s`, `k IOPS`, `KIOPS`, `ops/s`, `%`, `MBps`.
 pub fn parse_unit(word: &str) -> Option<Unit> {
     let w = word.trim();
+    // The longest spelling is `microseconds`: a longer word is no unit.
+    if w.is_empty() || w.len() > 16 {
+        return None;
+    }
     let squeezed: String = w.split_whitespace().collect();
     let lower = squeezed.to_lowercase();
     let (symbol, kind, scale): (&str, UnitKind, f64) = match lower.as_str() {

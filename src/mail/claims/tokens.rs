@@ -93,9 +93,14 @@ pub struct Num {
 
 /// A token of a line: a number, or a word that is not one.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Tok {
+pub enum Tok<'a> {
     Num(Num),
-    Word { text: String, at: usize },
+    /// Borrowed from the line: most tokens are words, and a line is
+    /// scanned more than once.
+    Word {
+        text: &'a str,
+        at: usize,
+    },
 }
 
 /// Words after a number that make it a parameter: `8 jobs`, `4 cores`.
@@ -159,8 +164,8 @@ pub const PARAMETER_NAMES: [&str; 24] = [
 ];
 
 /// The tokens of `line`.
-pub fn scan(line: &str, conv: Convention) -> Vec<Tok> {
-    let mut out: Vec<Tok> = Vec::new();
+pub fn scan(line: &str, conv: Convention) -> Vec<Tok<'_>> {
+    let mut out: Vec<Tok<'_>> = Vec::new();
     let mut pending_param = false;
     for (at, raw) in words(line) {
         // `Benchmark 1:`, `Config 2:`: a number that ends a label names
@@ -192,19 +197,13 @@ pub fn scan(line: &str, conv: Convention) -> Vec<Tok> {
         {
             last.parameter = true;
             pending_param = false;
-            out.push(Tok::Word {
-                text: word.to_string(),
-                at,
-            });
+            out.push(Tok::Word { text: word, at });
             continue;
         }
         // `QD 32`: the name stands alone before its number.
         if PARAMETER_NAMES.contains(&lower.as_str()) {
             pending_param = true;
-            out.push(Tok::Word {
-                text: word.to_string(),
-                at,
-            });
+            out.push(Tok::Word { text: word, at });
             continue;
         }
         let (name, value) = match word.split_once('=') {
@@ -228,10 +227,7 @@ pub fn scan(line: &str, conv: Convention) -> Vec<Tok> {
                 continue;
             }
             pending_param = false;
-            out.push(Tok::Word {
-                text: word.to_string(),
-                at,
-            });
+            out.push(Tok::Word { text: word, at });
             continue;
         }
         // `name=8` of a knob: a plain whole number under a name.

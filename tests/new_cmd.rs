@@ -98,3 +98,30 @@ fn a_missing_mail_or_a_bad_name_is_a_usage_error() {
     );
     assert_eq!(o.status.code(), Some(3), "{}", text(&o));
 }
+
+/// A mail whose fio opens a device nothing in the mail makes: the draft
+/// is written for the reviewer to finish, and `lab new` exits 2 saying
+/// what it could not work out, never 0 and never "a bug in lab new".
+#[test]
+fn a_draft_that_cannot_run_is_written_and_exits_2_saying_why() {
+    let t = tempfile::tempdir().unwrap();
+    let mail = t.path().join("m.eml");
+    std::fs::write(
+        &mail,
+        "From: A <a@example.org>\nSubject: [PATCH] md: faster resync\n\
+         Message-ID: <x@example.org>\n\n\
+         fio --name=r --rw=randread --bs=4k --filename=/dev/mapper/cache0\n\n\
+         before: 100k IOPS\nafter: 120k IOPS\n",
+    )
+    .unwrap();
+    let o = lab(t.path(), &["new", "--mail", "m.eml", "--out", "d.yaml"]);
+    let all = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{all}");
+    assert!(
+        all.contains("could not work out what the mail's fio job opens"),
+        "{all}"
+    );
+    assert!(all.contains("filename '/dev/mapper/cache0'"), "{all}");
+    assert!(!all.contains("a bug in lab new"), "{all}");
+    assert!(t.path().join("d.yaml").exists());
+}

@@ -76,6 +76,15 @@ pub fn new(a: &NewArgs) -> Result<i32> {
         "wrote {shown}: {} cell(s); {} claim(s) binding {} value(s); {} table(s) and {} command(s) left as comments",
         d.cells, d.claims, d.values, d.unclaimed, d.unmapped
     );
+    if let Some(why) = &d.unrunnable {
+        eprintln!(
+            "lab new could not work out what the mail's fio job opens, so the draft cannot run \
+             as written:\n  {}\nfix its setup or filename, then lab plan {}",
+            why.chars().take(400).collect::<String>(),
+            out.display()
+        );
+        return Ok(crate::error::exit::INCOMPLETE);
+    }
     if !stdout {
         eprintln!(
             "next: read its comments, then lab plan {0} && lab run {0}",

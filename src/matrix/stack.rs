@@ -149,6 +149,10 @@ pub fn check_cell(
     Ok(())
 }
 
+/// The words every "the job opens nothing the cell makes" error holds,
+/// so `lab new` can tell a draft it could not finish from its own bug.
+pub const UNRUNNABLE: &str = "workload: filename";
+
 /// What [`check_cell`] found wrong: a setup step (by index) or the
 /// workload.
 #[derive(Debug)]

@@ -52,6 +52,10 @@ pub struct Draft {
     pub unclaimed: usize,
     pub unmapped: usize,
     pub cells: usize,
+    /// Why the draft cannot run as written (its fio job opens nothing the
+    /// boot or setup makes), when lab could not work that out: the draft
+    /// is still written, for the reviewer to finish.
+    pub unrunnable: Option<String>,
 }
 
 /// One message, read for drafting.
@@ -74,11 +78,31 @@ pub fn draft(raw: &[u8], opts: &Options, out: &Path) -> Result<Draft> {
     let mut dropped = 0;
     loop {
         let yaml = p.yaml();
-        let m = crate::matrix::Matrix::parse(out, &yaml).map_err(|e| {
-            anyhow::anyhow!(
-                "the draft does not plan (a bug in lab new): {e:#}\n--- the draft:\n{yaml}"
-            )
-        })?;
+        let unrunnable = |e: &anyhow::Error| {
+            let text = format!("{e:#}");
+            text.contains(crate::matrix::stack::UNRUNNABLE)
+                .then_some(text)
+        };
+        let m = match crate::matrix::Matrix::parse(out, &yaml) {
+            Ok(m) => m,
+            Err(e) if unrunnable(&e).is_some() => {
+                return Ok(Draft {
+                    name: p.name.clone(),
+                    claims: p.claims.len(),
+                    values: 0,
+                    unclaimed: p.unclaimed.len(),
+                    unmapped: p.unmapped.len(),
+                    cells: 0,
+                    unrunnable: unrunnable(&e),
+                    yaml,
+                });
+            }
+            Err(e) => {
+                return Err(anyhow::anyhow!(
+                    "the draft does not plan (a bug in lab new): {e:#}\n--- the draft:\n{yaml}"
+                ));
+            }
+        };
         let plan = m.plan().context("planning the draft (a bug in lab new)")?;
         let commands = crate::matrix::claims::command_metrics(&m);
         let mut bad = None;
@@ -122,6 +146,7 @@ pub fn draft(raw: &[u8], opts: &Options, out: &Path) -> Result<Draft> {
                     unclaimed: p.unclaimed.len(),
                     unmapped: p.unmapped.len(),
                     cells: plan.cells.len(),
+                    unrunnable: None,
                     yaml,
                 });
             }

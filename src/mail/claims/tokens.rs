@@ -345,8 +345,21 @@ fn numbers_in(word: &str, conv: Convention) -> Vec<Found> {
             return Vec::new();
         }
         let unit = a.1.clone().or_else(|| b.1.clone());
+        // `51-52M`: the multiplier written once holds for both ends.
+        let (left, right) = (&word[..i], &word[i + 1..]);
+        let bare = left.bytes().all(|c| c.is_ascii_digit() || c == b'.');
+        let scale = match right
+            .trim_end_matches(|c: char| !c.is_ascii_alphanumeric())
+            .as_bytes()
+            .last()
+        {
+            Some(b'k' | b'K') if bare => 1e3,
+            Some(b'M') if bare => 1e6,
+            Some(b'G') if bare => 1e9,
+            _ => 1.0,
+        };
         return vec![
-            (a.0, unit.clone(), None, false),
+            (round(a.0 * scale), unit.clone(), None, false),
             (b.0, b.1.or(unit), None, false),
         ];
     }

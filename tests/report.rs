@@ -411,3 +411,31 @@ fn junit_of_stored_runs_passes_the_schema() {
         );
     }
 }
+
+/// A claim whose `columns:` name no column of its table binds nothing:
+/// `lab claims check` says which names and which columns there are, and
+/// it is never "0 of 0 bound" and fine (issue 27).
+#[test]
+fn claims_check_names_columns_that_match_no_column() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let path = root.join("matrices/dm-delay.yaml");
+    let text = std::fs::read_to_string(&path).unwrap().replace(
+        "columns: {before: before, after: after}",
+        "columns: {nosuch: after}",
+    );
+    assert!(text.contains("nosuch"));
+    let m = lab::matrix::Matrix::parse(&path, &text).unwrap();
+    let plan = m.plan().unwrap();
+    let mail = root.join("tests/data/patches/dm-delay-ns-expiry.mbox");
+    let (sources, problems) =
+        lab::results::claim_sources::gather(&m, std::slice::from_ref(&mail), &[]);
+    let metrics = lab::matrix::claims::command_metrics(&m);
+    let claims =
+        lab::results::claim_sources::bind_all(&m.claims, &sources, &problems, &plan, &metrics);
+    let p = claims[0].problem.as_deref().unwrap_or("");
+    assert!(
+        p.contains("columns: nosuch name no column of table 1"),
+        "{p}"
+    );
+    assert!(p.contains("its columns: before, after"), "{p}");
+}

@@ -51,7 +51,7 @@ pub fn render(claims: &[ClaimBindings]) -> String {
         values - unbound
     ));
     if whole > 0 {
-        s.push_str(&format!("; {whole} claim(s) with no table to bind"));
+        s.push_str(&format!("; {whole} claim(s) that bind nothing"));
     }
     s.push('\n');
     s

@@ -228,6 +228,23 @@ pub fn bind_all<'a>(
         };
         cb.table = Some(table);
         cb.values = crate::matrix::claims::bind(n, def, table, plan, metrics);
+        // `columns:` that name no column of the table bind nothing: that
+        // is a claim read wrong, never "0 of 0 bound" and fine.
+        let unknown: Vec<&str> = def
+            .columns
+            .keys()
+            .filter(|k| table.column(k).is_none())
+            .map(String::as_str)
+            .collect();
+        if cb.values.is_empty() && !unknown.is_empty() {
+            let have: Vec<&str> = table.columns.iter().map(|c| c.name.as_str()).collect();
+            cb.problem = Some(format!(
+                "columns: {} name no column of table {} (its columns: {})",
+                unknown.join(", "),
+                def.table.value,
+                have.join(", ")
+            ));
+        }
         out.push(cb);
     }
     out

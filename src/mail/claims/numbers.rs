@@ -127,7 +127,18 @@ fn number_prefix(s: &str) -> Option<(f64, &str, usize)> {
     {
         return Some((shift(&digits, power)?, tail, m.end()));
     }
-    Some((digits.parse().ok()?, rest, m.end()))
+    Some((finite(&digits)?, rest, m.end()))
+}
+
+/// The number the digits write, when an f64 holds it: `1e999` would be
+/// infinite and `1e-400` would read as 0, so neither is a number.
+pub fn finite(digits: &str) -> Option<f64> {
+    let v: f64 = digits.parse().ok()?;
+    let zero_written = digits
+        .split(['e', 'E'])
+        .next()
+        .is_some_and(|m| m.bytes().all(|b| !(b'1'..=b'9').contains(&b)));
+    (v.is_finite() && (v != 0.0 || zero_written)).then_some(v)
 }
 
 /// `k` → 3 decimal places, when no letter follows (`4KiB` is a unit).
@@ -297,6 +308,11 @@ mod tests {
         assert_eq!(parse_cell("4864671c2222f"), Cell::Text);
         assert_eq!(parse_cell("6.12.117"), Cell::Text);
         assert_eq!(parse_cell("v6"), Cell::Text);
+        // Out of f64's range: no silent infinity, no silent zero.
+        assert_eq!(parse_cell("1e999"), Cell::Text);
+        assert_eq!(parse_cell("1e-400"), Cell::Text);
+        assert_eq!(num("0.0").0, 0.0);
+        assert_eq!(num("0e5").0, 0.0);
     }
 
     #[test]

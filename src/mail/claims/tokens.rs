@@ -472,7 +472,7 @@ fn decimal(body: &str, conv: Convention) -> Option<f64> {
         // `5.4.86`: a version.
         return None;
     }
-    normal.parse().ok()
+    super::numbers::finite(&normal)
 }
 
 /// `GiB`, `MB`, `KiB`, `kB`, `TB`: a size, base one byte. A bare `B` is

@@ -67,42 +67,9 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
             break;
         };
         hashes += usize::from(lines[j].text.contains('#') || lines[j].text.contains("+-"));
-        let unit = match c.get(2).map(|m| m.as_str().trim()) {
-            Some("msec") => parse_unit("msec"),
-            Some(_) => parse_unit("seconds"),
-            None => Some(count_unit("")),
-        };
-        let spread = c.get(6).and_then(|s| number(s.as_str(), conv));
-        let value = match number(&c[1], conv) {
-            Some(v) => Value::Number {
-                value: v,
-                unit: None,
-                spread_pct: spread,
-            },
-            None => Value::NotApplicable,
-        };
-        // perf's arithmetic after `#` (`1,705 GHz`, `0,35 insn per
-        // cycle`), in a column of its own, with the unit it names.
-        let derived = match (c.get(4).and_then(|m| number(m.as_str(), conv)), c.get(5)) {
-            (Some(v), words) => {
-                any_derived = true;
-                Value::Number {
-                    value: v,
-                    unit: words.and_then(|w| {
-                        let w = w.as_str().trim();
-                        parse_unit(w).or_else(|| parse_unit(w.split_whitespace().next()?))
-                    }),
-                    spread_pct: None,
-                }
-            }
-            (None, _) => Value::Missing,
-        };
-        d.rows.push(Row {
-            keys: vec![c[3].to_string()],
-            unit,
-            values: vec![value, derived],
-            line: lines[j].no,
-        });
+        let row = event_row(&c, conv, lines[j].no);
+        any_derived |= matches!(row.values[1], Value::Number { .. });
+        d.rows.push(row);
         j += 1;
         end = j;
         // A line wrapped after the event (`utilized`, `cycle (83,27%)`)
@@ -125,6 +92,43 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
     }
     // Without perf's header, two lines of `value  name  # ...` make it.
     (header.is_some() || (d.rows.len() >= 2 && hashes >= 2)).then_some(d)
+}
+
+/// One event line as a row: its count (with a `( +- x% )` spread) and
+/// perf's arithmetic after `#` (`1,705 GHz`, `0,35 insn per cycle`), in
+/// a column of its own, with the unit it names.
+fn event_row(c: &regex::Captures, conv: Convention, no: usize) -> Row {
+    let unit = match c.get(2).map(|m| m.as_str().trim()) {
+        Some("msec") => parse_unit("msec"),
+        Some(_) => parse_unit("seconds"),
+        None => Some(count_unit("")),
+    };
+    let spread = c.get(6).and_then(|s| number(s.as_str(), conv));
+    let value = match number(&c[1], conv) {
+        Some(v) => Value::Number {
+            value: v,
+            unit: None,
+            spread_pct: spread,
+        },
+        None => Value::NotApplicable,
+    };
+    let derived = match c.get(4).and_then(|m| number(m.as_str(), conv)) {
+        Some(v) => Value::Number {
+            value: v,
+            unit: c.get(5).and_then(|w| {
+                let w = w.as_str().trim();
+                parse_unit(w).or_else(|| parse_unit(w.split_whitespace().next()?))
+            }),
+            spread_pct: None,
+        },
+        None => Value::Missing,
+    };
+    Row {
+        keys: vec![c[3].to_string()],
+        unit,
+        values: vec![value, derived],
+        line: no,
+    }
 }
 
 /// A number of the block, in its convention.

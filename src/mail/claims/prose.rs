@@ -31,7 +31,7 @@ static BY: LazyLock<Regex> = LazyLock::new(|| {
 });
 static FACTOR: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"\b(\d+(?:\.\d+)?)\s*(?:x|×|times)\s+(faster|slower|better|worse|higher|lower|more|less|quicker)\b",
+        r"\b(\d+(?:\.\d+)?)(?:\s*(?:±|\+-)\s*(\d+(?:\.\d+)?))?\s*(?:x|×|times)\s+(faster|slower|better|worse|higher|lower|more|less|quicker)\b",
     )
     .expect("constant regex")
 });
@@ -192,13 +192,22 @@ fn in_sentence(s: &str, conv: super::tokens::Convention) -> Vec<(usize, Draft)> 
     }
     for c in FACTOR.captures_iter(if factor { s } else { "" }) {
         let Some(v) = number(c.get(1)) else { continue };
-        let value = Value::Number {
-            value: v,
+        let plain = |value| Value::Number {
+            value,
             unit: None,
             spread_pct: None,
         };
-        let mut d = draft(&["claim"], &["factor"], vec![value], None);
-        d.rows[0].keys = vec![c[2].to_string()];
+        // `1.05 ± 0.02 times faster` (hyperfine): the spread is a column.
+        let mut d = match number(c.get(2)) {
+            Some(sd) => draft(
+                &["claim"],
+                &["factor", "±"],
+                vec![plain(v), plain(sd)],
+                None,
+            ),
+            None => draft(&["claim"], &["factor"], vec![plain(v)], None),
+        };
+        d.rows[0].keys = vec![c[3].to_string()];
         covered.extend(c.get(0).map(|m| m.range()));
         out.push((c.get(0).map_or(0, |m| m.start()), d));
     }

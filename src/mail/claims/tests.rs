@@ -340,3 +340,26 @@ fn claims_of_one_huge_sentence_keep_short_captions() {
         assert!(c.len() <= 600, "{} bytes", c.len());
     }
 }
+
+/// hyperfine's summary, in the shape its documentation prints: every
+/// statistic is read, the run count is not, and the summary's factor
+/// keeps its spread.
+#[test]
+fn hyperfine_output_gives_its_statistics_and_not_its_run_count() {
+    let text = "Benchmark 1: make -j128 vmlinux\n  \
+        Time (mean ± σ):     354.8 ms ±   6.0 ms    [User: 1.234 s, System: 0.456 s]\n  \
+        Range (min … max):   345.1 ms … 365.2 ms    10 runs\n\n\
+        Summary\n  make ran\n    1.05 ± 0.02 times faster than make2\n";
+    let values: Vec<f64> = extract_text(text)
+        .iter()
+        .flat_map(|t| t.rows.iter().flat_map(|r| r.values.clone()))
+        .filter_map(|v| match v {
+            Value::Number { value, .. } => Some(value),
+            _ => None,
+        })
+        .collect();
+    for want in [354.8, 6.0, 1.234, 0.456, 345.1, 365.2, 1.05, 0.02] {
+        assert!(values.contains(&want), "{want} not in {values:?}");
+    }
+    assert!(!values.contains(&10.0), "{values:?}");
+}

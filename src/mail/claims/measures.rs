@@ -194,14 +194,7 @@ pub fn is_prose_line(text: &str) -> bool {
     if is_gapped(t) {
         return false;
     }
-    let mut run = 0;
-    for w in t.split_whitespace() {
-        run = if is_plain_word(w) { run + 1 } else { 0 };
-        if run >= 3 {
-            return true;
-        }
-    }
-    false
+    plain_run(t.split_whitespace().map(Some), 3)
 }
 
 /// Whether a line has columns: a tab, a `|`, or a run of spaces that
@@ -218,10 +211,23 @@ fn is_sentence(toks: &[Tok], text: &str) -> bool {
     // In a table a label may be three words (`fio cpu usage | 100%`).
     let table = is_gapped(text);
     let needed = if table { 4 } else { 3 };
+    let words = toks.iter().map(|t| match t {
+        Tok::Word { text, .. } => Some(*text),
+        Tok::Num(_) => None,
+    });
+    plain_run(words, needed)
+}
+
+/// Whether `needed` plain words stand in a row; None (a number) breaks
+/// a run as any other word that is not plain does.
+fn plain_run<'a>(words: impl Iterator<Item = Option<&'a str>>, needed: usize) -> bool {
     let mut run = 0;
-    for t in toks {
-        let plain = matches!(t, Tok::Word { text, .. } if is_plain_word(text));
-        run = if plain { run + 1 } else { 0 };
+    for w in words {
+        run = if w.is_some_and(is_plain_word) {
+            run + 1
+        } else {
+            0
+        };
         if run >= needed {
             return true;
         }

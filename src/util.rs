@@ -32,6 +32,110 @@ pub fn atomic_write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<
     atomic_write(path, &data)
 }
 
+/// The largest matrix, fragment or recipe lab reads: they are small
+/// YAML or kconfig files.
+pub const MAX_SMALL_INPUT: u64 = 16 << 20;
+/// The largest mail, mbox or patch lab reads. Reading costs about ten
+/// times the input in memory; a bigger archive is split by the user.
+pub const MAX_MAIL_INPUT: u64 = 256 << 20;
+
+/// Read a file the user named (`what` says which: "the matrix", "--mail").
+/// A missing file, a directory, a FIFO, a device or a file above `limit`
+/// is an input error that names the path; lab never blocks on a FIFO or
+/// reads /dev/zero until memory runs out.
+pub fn read_input(path: &Path, what: &str, limit: u64) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let shown = escape_controls(&path.display().to_string()).into_owned();
+    let input = |msg: String| crate::error::input_error(format!("{what} {shown}: {msg}"));
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(input("no such file".into()));
+        }
+        Err(e) => return Err(input(io_reason(&e))),
+    };
+    if meta.is_dir() {
+        return Err(input("is a directory, not a file".into()));
+    }
+    if !meta.is_file() {
+        return Err(input(
+            "is not a regular file (a FIFO, a device or a socket); lab reads regular files only"
+                .into(),
+        ));
+    }
+    if meta.len() > limit {
+        return Err(input(format!(
+            "is {} bytes, above the limit of {} for {what}",
+            meta.len(),
+            limit
+        )));
+    }
+    let f = std::fs::File::open(path).map_err(|e| input(io_reason(&e)))?;
+    let mut data = Vec::with_capacity(meta.len() as usize);
+    // A file that grows while it is read is cut at the limit, and refused.
+    f.take(limit + 1)
+        .read_to_end(&mut data)
+        .map_err(|e| input(io_reason(&e)))?;
+    if data.len() as u64 > limit {
+        return Err(input(format!(
+            "grew above the limit of {limit} bytes while read"
+        )));
+    }
+    Ok(data)
+}
+
+/// An I/O error's reason without Rust's "(os error N)" suffix.
+pub fn io_reason(e: &std::io::Error) -> String {
+    let s = e.to_string();
+    match s.find(" (os error") {
+        Some(i) => s[..i].to_string(),
+        None => s,
+    }
+}
+
+/// Control characters (ESC, NUL, BEL, CR …) written as `\x1b`, so text
+/// from a stranger's mail, matrix or run directory cannot move the
+/// cursor, retitle the terminal or hide a line when printed. Newlines
+/// and tabs stay when `keep_lines`; everything else printable stays.
+pub fn escape_controls(s: &str) -> std::borrow::Cow<'_, str> {
+    escape_controls_in(s, false)
+}
+
+/// `escape_controls` keeping newlines and tabs: for multi-line messages.
+pub fn escape_controls_keep_lines(s: &str) -> std::borrow::Cow<'_, str> {
+    escape_controls_in(s, true)
+}
+
+fn escape_controls_in(s: &str, keep_lines: bool) -> std::borrow::Cow<'_, str> {
+    let bad = |c: char| c.is_control() && !(keep_lines && (c == '\n' || c == '\t'));
+    if !s.chars().any(bad) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if bad(c) {
+            if (c as u32) < 0x100 {
+                out.push_str(&format!("\\x{:02x}", c as u32));
+            } else {
+                out.push_str(&format!("\\u{{{:x}}}", c as u32));
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// At most `max` characters of `s` for a message, with how much was cut.
+pub fn clip(s: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    match s.char_indices().nth(max) {
+        None => std::borrow::Cow::Borrowed(s),
+        Some((i, _)) => {
+            std::borrow::Cow::Owned(format!("{}… ({} more bytes)", &s[..i], s.len() - i))
+        }
+    }
+}
+
 pub fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T> {
     let data = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
     serde_json::from_slice(&data).with_context(|| format!("parsing {}", path.display()))

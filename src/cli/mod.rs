@@ -62,9 +62,9 @@ pub enum Cmd {
     Build {
         #[command(flatten)]
         m: MatrixArgs,
-        /// Parallel make jobs (default: the number of cores).
-        #[arg(long, short = 'j')]
-        jobs: Option<usize>,
+        /// Parallel make jobs (default: the number of cores; 1 to 1024).
+        #[arg(long, short = 'j', value_parser = clap::value_parser!(u16).range(1..=1024))]
+        jobs: Option<u16>,
     },
     /// Build, boot and measure everything in the matrix; write results/<run-id>/.
     Run(Box<run_cmd::RunArgs>),
@@ -237,11 +237,19 @@ pub fn main() -> i32 {
                 exit::INTERRUPTED
             }
             kind => {
-                eprintln!("error: {e:#}");
+                eprintln!("error: {}", printable(&format!("{e:#}")));
                 kind.exit_code()
             }
         },
     }
+}
+
+/// An error or warning as printed: control bytes from inputs escaped
+/// (newlines kept), and at most 4,000 characters, so a message that
+/// quotes a hostile input can neither drive the terminal nor flood it.
+pub fn printable(msg: &str) -> String {
+    let safe = crate::util::escape_controls_keep_lines(msg);
+    crate::util::clip(&safe, 4000).into_owned()
 }
 
 /// Commands that own children and finished work (`run`, `build`,
@@ -257,7 +265,7 @@ fn run(cli: Cli) -> Result<i32> {
     match cli.cmd {
         Cmd::Plan { m, format, shards } => plan_cmd::plan(&m, &format, shards.map(|n| n as usize)),
         Cmd::New(a) => new_cmd::new(&a),
-        Cmd::Build { m, jobs } => build_cmd::build(&m, jobs),
+        Cmd::Build { m, jobs } => build_cmd::build(&m, jobs.map(usize::from)),
         Cmd::Run(a) => run_cmd::run_cmd(&a),
         Cmd::Boot(a) => boot_cmd::boot_cmd(&a),
         Cmd::Image(ImageCmd::Build { arch, recipe }) => image_cmd::build(arch.as_deref(), recipe),
@@ -342,14 +350,14 @@ fn load_plan_inner(m: &MatrixArgs) -> Result<(crate::matrix::Matrix, crate::matr
         None => plan,
     };
     if let Some(w) = crate::matrix::limits::warning(&plan) {
-        eprintln!("warning: {w}");
+        eprintln!("warning: {}", printable(&w.to_string()));
     }
     Ok((matrix, plan))
 }
 
 /// Narrow a plan to one shard (`i/N`).
 pub fn shard_plan(plan: &crate::matrix::Plan, shard: &str) -> Result<crate::matrix::Plan> {
-    let (i, n) = crate::matrix::shard::parse_shard_arg(shard)?;
+    let (i, n) = crate::matrix::shard::parse_shard_arg(shard).map_err(crate::error::input)?;
     Ok(crate::matrix::shard::select(plan, i, n))
 }
 

@@ -25,9 +25,7 @@ pub struct NewArgs {
 }
 
 pub fn new(a: &NewArgs) -> Result<i32> {
-    let raw = std::fs::read(&a.mail)
-        .with_context(|| format!("--mail {}", a.mail.display()))
-        .map_err(crate::error::input)?;
+    let raw = crate::util::read_input(&a.mail, "--mail", crate::util::MAX_MAIL_INPUT)?;
     let name = match &a.name {
         Some(n) if !crate::matrix::fragments::is_plain_name(n) => {
             return Err(crate::error::input_error(format!(
@@ -43,6 +41,18 @@ pub fn new(a: &NewArgs) -> Result<i32> {
         _ if stdout => std::env::current_dir()?.join(format!("{name}.yaml")),
         _ => PathBuf::from("matrices").join(format!("{name}.yaml")),
     };
+    // Only a regular file is replaced (by rename, so a symlink itself is
+    // replaced, never written through): not a device, FIFO or directory.
+    if let Ok(meta) = std::fs::symlink_metadata(&out)
+        && !stdout
+        && !meta.is_file()
+        && !meta.file_type().is_symlink()
+    {
+        return Err(crate::error::input_error(format!(
+            "--out {}: exists and is not a regular file; lab new writes a new file or replaces one",
+            crate::util::escape_controls(&out.display().to_string())
+        )));
+    }
     if !stdout && out.exists() && !a.force {
         return Err(crate::error::input_error(format!(
             "{} exists; give --force to overwrite it, or --out FILE",
@@ -63,7 +73,16 @@ pub fn new(a: &NewArgs) -> Result<i32> {
     };
     let d = draft::draft(&raw, &opts, &out)?;
     if stdout {
-        crate::out!("{}", d.yaml)?;
+        // The draft is the whole output: a closed stdout lost it, which
+        // is an error here and not the quiet end of `lab plan | head`.
+        crate::out!("{}", d.yaml)
+            .and_then(|_| std::io::Write::flush(&mut std::io::stdout()))
+            .map_err(|e| {
+                crate::error::environment(anyhow::anyhow!(
+                    "writing the draft to stdout: {}",
+                    crate::util::io_reason(&e)
+                ))
+            })?;
     } else {
         crate::util::atomic_write(&out, d.yaml.as_bytes())?;
     }

@@ -62,10 +62,7 @@ pub fn is_reply(subject: &str) -> bool {
 /// Every mail in an mbox or single-mail file; a missing file is an error
 /// that names it.
 pub fn read_file(path: &Path) -> Result<Vec<Message>> {
-    if !path.exists() {
-        bail!("patch file {} does not exist", path.display());
-    }
-    let data = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let data = crate::util::read_input(path, "the mail", crate::util::MAX_MAIL_INPUT)?;
     parse_mbox(&data).with_context(|| format!("parsing mail in {}", path.display()))
 }
 

@@ -193,8 +193,18 @@ impl Matrix {
 
     /// `load`, refusing a plan of more than `max_cells` cell runs.
     pub fn load_limited(path: &Path, max_cells: usize) -> Result<Matrix> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| anyhow!("{}: cannot read the matrix: {e}", path.display()))?;
+        let data = crate::util::read_input(path, "the matrix", crate::util::MAX_SMALL_INPUT)?;
+        let text = String::from_utf8(data).map_err(|e| {
+            let line = e.as_bytes()[..e.utf8_error().valid_up_to()]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count()
+                + 1;
+            crate::error::input_error(format!(
+                "{}:{line}: the matrix is not UTF-8 text",
+                path.display()
+            ))
+        })?;
         Matrix::parse_limited(path, &text, max_cells)
     }
 
@@ -558,6 +568,7 @@ fn validate(path: &Path, text: &str, f: MatrixFile, max_cells: usize) -> Result<
         text: text.to_string(),
     };
     claims::check(&m)?;
+    validate::metric_names(path, text, &m)?;
     // Every template must render for every cell; find out now, not in a guest.
     checks::check(&m, max_cells)?;
     Ok(m)

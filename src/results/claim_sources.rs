@@ -115,7 +115,8 @@ fn source_of(
 }
 
 fn tables_of(f: &Path) -> Result<Vec<crate::mail::ClaimTable>, String> {
-    let raw = std::fs::read(f).map_err(|e| format!("reading {}: {e}", f.display()))?;
+    let raw = crate::util::read_input(f, "reading", crate::util::MAX_MAIL_INPUT)
+        .map_err(|e| format!("{e:#}"))?;
     crate::mail::claims::extract(&raw).map_err(|e| format!("{}: {e:#}", f.display()))
 }
 

@@ -122,10 +122,7 @@ fn from_mail(origin: &str, m: &mail::Mail) -> Patch {
 /// A plain unified diff; anything before its first file header (such as
 /// a `git format-patch` mail header) is ignored.
 fn load_diff(path: &Path) -> Result<Patch> {
-    if !path.exists() {
-        bail!("patch file {} does not exist", path.display());
-    }
-    let data = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let data = crate::util::read_input(path, "patch file", crate::util::MAX_MAIL_INPUT)?;
     let text = String::from_utf8_lossy(&data);
     let Some(diff) = diff::extract(&text) else {
         bail!(

@@ -58,32 +58,23 @@ pub fn render(tables: &[ClaimTable], format: Format) -> Result<String> {
 /// mail with none is no unmet claim, so not 1; stderr says why), 3 for a
 /// file that cannot be read or a format that does not exist.
 pub fn extract_cmd(mail: &Path, format: &str, out: &mut dyn Write) -> Result<i32> {
-    let format = match Format::parse(format) {
-        Ok(f) => f,
-        Err(e) => {
-            eprintln!("error: --format: {e}");
-            return Ok(3);
-        }
-    };
-    let raw = match std::fs::read(mail) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("error: reading {}: {e}", mail.display());
-            return Ok(3);
-        }
-    };
+    let format =
+        Format::parse(format).map_err(|e| crate::error::input_error(format!("--format: {e}")))?;
+    let raw = crate::util::read_input(mail, "reading", crate::util::MAX_MAIL_INPUT)?;
     let tables = match super::extract(&raw) {
         Ok(t) => t,
         Err(e) if e.is::<crate::interrupt::Interrupted>() => return Err(e),
         Err(e) => {
-            eprintln!("error: {}: {e:#}", mail.display());
-            return Ok(3);
+            return Err(crate::error::input_error(format!(
+                "{}: {e:#}",
+                mail.display()
+            )));
         }
     };
     if tables.is_empty() {
         eprintln!(
             "no tables of numbers found in {}{}",
-            mail.display(),
+            crate::util::escape_controls(&mail.display().to_string()),
             html_only_hint(&raw)
         );
         return Ok(0);

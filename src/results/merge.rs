@@ -61,16 +61,18 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<RunDir> {
             )));
         }
     }
-    if out.exists() {
-        let empty = std::fs::read_dir(out)
-            .with_context(|| format!("{} exists and is not a directory", out.display()))?
-            .next()
-            .is_none();
-        if !empty {
-            bail!(
-                "{} exists and is not empty; merge into a new directory",
+    if std::fs::symlink_metadata(out).is_ok() {
+        let empty = std::fs::read_dir(out).map(|mut d| d.next().is_none());
+        let why = match empty {
+            Ok(true) => None,
+            Ok(false) => Some("exists and is not empty"),
+            Err(_) => Some("exists and is not a directory"),
+        };
+        if let Some(why) = why {
+            return Err(crate::error::input_error(format!(
+                "--out {}: {why}; merge into a new directory",
                 out.display()
-            );
+            )));
         }
     }
     let manifests: Vec<Manifest> = runs
@@ -106,9 +108,11 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<RunDir> {
         for r in &runs {
             for sub in ["cells", "boots"] {
                 let from = r.path.join(sub);
-                if from.is_dir() {
-                    copy_tree(&from, &tmp.join(sub))
-                        .with_context(|| format!("copying {}", from.display()))?;
+                match std::fs::symlink_metadata(&from) {
+                    Ok(m) if m.is_dir() => copy_tree(&from, &tmp.join(sub))
+                        .with_context(|| format!("copying {}", from.display()))?,
+                    Ok(_) => return Err(not_run_content(&from)),
+                    Err(_) => {}
                 }
             }
         }
@@ -312,6 +316,7 @@ fn merged_manifest(runs: &[RunDir], ms: &[Manifest], out: &Path) -> Result<Manif
     let mut matrix = m0.matrix.clone();
     matrix.shard = None;
     Ok(Manifest {
+        schema_version: crate::results::MANIFEST_SCHEMA,
         lab_version: m0.lab_version.clone(),
         run_id: out
             .file_name()
@@ -440,6 +445,17 @@ fn merged_plan(ms: &[Manifest]) -> Plan {
 
 /// Copy a directory tree; a file that is already at the destination is
 /// an error, never overwritten.
+/// A shard artifact may come from a hostile job: a symlink in it could
+/// pull host files (`~/.ssh`) into the merged, uploaded run, and a FIFO
+/// would block the copy. lab writes only directories and regular files.
+fn not_run_content(p: &Path) -> anyhow::Error {
+    crate::error::input_error(format!(
+        "{}: not a directory or regular file (a symlink, FIFO or device); \
+         a run directory holds only what lab wrote, so this one is not merged",
+        crate::util::escape_controls(&p.display().to_string())
+    ))
+}
+
 fn copy_tree(from: &Path, to: &Path) -> Result<()> {
     std::fs::create_dir_all(to).with_context(|| format!("creating {}", to.display()))?;
     for e in std::fs::read_dir(from)? {
@@ -448,10 +464,10 @@ fn copy_tree(from: &Path, to: &Path) -> Result<()> {
         let ft = e.file_type()?;
         if ft.is_dir() {
             copy_tree(&src, &dst)?;
+        } else if !ft.is_file() {
+            return Err(not_run_content(&src));
         } else if dst.exists() {
             bail!("{} would overwrite {}", src.display(), dst.display());
-        } else if ft.is_symlink() {
-            std::os::unix::fs::symlink(std::fs::read_link(&src)?, &dst)?;
         } else {
             std::fs::copy(&src, &dst)
                 .with_context(|| format!("copying {} to {}", src.display(), dst.display()))?;
@@ -548,6 +564,7 @@ mod tests {
             })
             .collect();
         Manifest {
+            schema_version: crate::results::MANIFEST_SCHEMA,
             lab_version: LAB_VERSION.into(),
             run_id: "r".into(),
             created: "t".into(),

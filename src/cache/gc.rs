@@ -153,6 +153,12 @@ pub(crate) fn all_keys(cache: &Cache) -> Result<BTreeSet<String>> {
 
 /// The key a pointer file names, if it looks like one.
 pub(crate) fn pointer_target(path: &Path) -> Option<String> {
+    // A pointer is a small regular file; a FIFO or a link to /dev/zero
+    // from an imported archive is no pointer.
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    if !meta.is_file() || meta.len() > 1024 {
+        return None;
+    }
     let text = std::fs::read_to_string(path).ok()?;
     let k = text.trim();
     (k.len() == 64 && k.chars().all(|c| c.is_ascii_hexdigit())).then(|| k.to_string())

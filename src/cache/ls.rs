@@ -15,12 +15,14 @@ pub fn ls_text(cache: &Cache) -> Result<String> {
     let mut all = Inodes::default();
     for (path, info) in &entries {
         let own = Inodes::of(path);
+        // entry.json may come from an imported archive: no raw escapes.
+        let shown = |s: &str| crate::util::escape_controls(s).into_owned();
         t.add_row([
-            info.kind.clone(),
-            info.key.short().to_string(),
-            info.label.clone(),
+            shown(&info.kind),
+            shown(info.key.short()),
+            shown(&info.label),
             human_bytes(own.bytes()),
-            info.created.clone(),
+            shown(&info.created),
         ]);
         all.extend(own);
     }

@@ -28,7 +28,14 @@ pub fn default_root() -> Result<PathBuf> {
                 "LAB_CACHE is set but empty: unset it (the default is ~/.cache/lab) or set it to a directory",
             ));
         }
-        return Ok(PathBuf::from(p));
+        let p = PathBuf::from(p);
+        if std::fs::metadata(&p).is_ok_and(|m| !m.is_dir()) {
+            return Err(crate::error::input_error(format!(
+                "LAB_CACHE={} is not a directory: set it to a directory (made when missing)",
+                crate::util::escape_controls(&p.display().to_string())
+            )));
+        }
+        return Ok(p);
     }
     if let Some(p) = std::env::var_os("XDG_CACHE_HOME").filter(|p| !p.is_empty()) {
         return Ok(PathBuf::from(p).join("lab"));
@@ -102,7 +109,7 @@ pub struct EntryInfo {
 /// initrd.img, userland.cpio.zst) and their blake3. A source entry's
 /// extracted tree is not hashed: 80,000 files on every lookup would cost
 /// more than the damage it could find.
-fn artifact_hashes(dir: &Path) -> Result<std::collections::BTreeMap<String, String>> {
+pub(crate) fn artifact_hashes(dir: &Path) -> Result<std::collections::BTreeMap<String, String>> {
     let mut out = std::collections::BTreeMap::new();
     for e in fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
         let p = e?.path();
@@ -328,7 +335,18 @@ pub struct Lock {
 /// What is wrong with an entry's artifacts, if anything.
 fn damage(dir: &Path, info: &EntryInfo) -> Option<String> {
     for (rel, want) in &info.files {
+        // entry.json names files of its own directory only: never a path
+        // out of it (`../../dev/zero` would hang the hash).
+        if !transfer::safe_name(rel) {
+            return Some(format!(
+                "entry.json names '{}', which is not a file of the entry",
+                crate::util::clip(&crate::util::escape_controls(rel), 100)
+            ));
+        }
         let p = dir.join(rel);
+        if !fs::symlink_metadata(&p).is_ok_and(|m| m.is_file()) {
+            return Some(format!("{rel} is missing or not a regular file"));
+        }
         match crate::util::hash_file(&p) {
             Err(_) => return Some(format!("{rel} is missing")),
             Ok(h) if &h != want => {

@@ -60,14 +60,21 @@ pub fn export_from(
     kinds: &[String],
     keys: &[String],
 ) -> Result<ExportIndex> {
-    let flag = compression_flag(file)?;
+    let flag = compression_flag(file).map_err(crate::error::input)?;
+    if std::fs::symlink_metadata(file).is_ok_and(|m| !m.is_file()) {
+        return Err(crate::error::input_error(format!(
+            "{}: exists and is not a regular file; name a new archive",
+            file.display()
+        )));
+    }
     let entries = cache.list()?;
     for k in keys {
         if !entries.iter().any(|(_, i)| i.key.0.starts_with(k.as_str())) {
-            bail!(
-                "no entry's key starts with '{k}' in {}",
+            return Err(crate::error::input_error(format!(
+                "no entry's key starts with '{}' in {}",
+                crate::util::escape_controls(k),
                 cache.root().display()
-            );
+            )));
         }
     }
     let chosen: Vec<&(PathBuf, EntryInfo)> = entries
@@ -79,7 +86,7 @@ pub fn export_from(
     // image); a selection with nothing in it is a mistake.
     if chosen.is_empty() && !kinds.is_empty() {
         let have: BTreeSet<&str> = entries.iter().map(|(_, i)| i.kind.as_str()).collect();
-        bail!(
+        return Err(crate::error::input_error(format!(
             "nothing to export: the cache at {} has no entries of kind {} (it has: {})",
             cache.root().display(),
             kinds.join(", "),
@@ -88,7 +95,7 @@ pub fn export_from(
             } else {
                 have.into_iter().collect::<Vec<_>>().join(", ")
             }
-        );
+        )));
     }
     let chosen_keys: BTreeSet<&str> = chosen.iter().map(|(_, i)| i.key.0.as_str()).collect();
     let ptrs: Vec<String> = pointers(cache)
@@ -165,7 +172,7 @@ pub struct ImportReport {
 }
 
 /// A path component from an archive: no separators, no `..`, no dot files.
-fn safe_name(s: &str) -> bool {
+pub(crate) fn safe_name(s: &str) -> bool {
     !s.is_empty()
         && !s.starts_with('.')
         && s.chars()
@@ -174,9 +181,21 @@ fn safe_name(s: &str) -> bool {
 
 /// Extract `file` inside the cache, then move each entry into place.
 pub fn import_into(cache: &Cache, file: &Path) -> Result<ImportReport> {
-    let flag = compression_flag(file)?;
-    if !file.is_file() {
-        bail!("{}: no such archive", file.display());
+    let flag = compression_flag(file).map_err(crate::error::input)?;
+    match std::fs::metadata(file) {
+        Ok(m) if m.is_file() => {}
+        Ok(_) => {
+            return Err(crate::error::input_error(format!(
+                "{}: not a regular file; give the archive lab cache export wrote",
+                file.display()
+            )));
+        }
+        Err(_) => {
+            return Err(crate::error::input_error(format!(
+                "{}: no such archive",
+                file.display()
+            )));
+        }
     }
     let tmp = cache.root().join(format!(".import-{}", std::process::id()));
     if tmp.exists() {
@@ -187,6 +206,59 @@ pub fn import_into(cache: &Cache, file: &Path) -> Result<ImportReport> {
     let r = import_from_dir(cache, file, flag, &tmp);
     let _ = std::fs::remove_dir_all(&tmp);
     r
+}
+
+/// An entry as unpacked, before it becomes visible: only directories
+/// and regular files (no symlink out of the cache, no device node or
+/// FIFO, which tar makes when run as root), no setuid, setgid or sticky
+/// bit, and every artifact present with the blake3 its entry.json gives.
+fn check_unpacked(dir: &Path, info: &EntryInfo) -> std::result::Result<(), String> {
+    use std::os::unix::fs::PermissionsExt;
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let entries = std::fs::read_dir(&d).map_err(|e| format!("{}: {e}", d.display()))?;
+        for e in entries {
+            let p = e.map_err(|e| e.to_string())?.path();
+            let meta = std::fs::symlink_metadata(&p).map_err(|e| e.to_string())?;
+            let rel = p.strip_prefix(dir).unwrap_or(&p).display().to_string();
+            let rel = crate::util::escape_controls(&rel).into_owned();
+            if !(meta.is_dir() || meta.is_file()) {
+                return Err(format!(
+                    "{rel} is a symlink, device or FIFO; an entry holds only files and directories"
+                ));
+            }
+            let mode = meta.permissions().mode();
+            if mode & 0o7000 != 0 {
+                std::fs::set_permissions(&p, std::fs::Permissions::from_mode(mode & 0o777))
+                    .map_err(|e| format!("{rel}: clearing its setuid/setgid/sticky bits: {e}"))?;
+            }
+            if meta.is_dir() {
+                stack.push(p);
+            }
+        }
+    }
+    let have = super::artifact_hashes(dir).map_err(|e| format!("{e:#}"))?;
+    if let Some(bad) = info.files.keys().find(|n| !safe_name(n)) {
+        return Err(format!(
+            "entry.json names '{}', which is not a file of the entry",
+            crate::util::clip(&crate::util::escape_controls(bad), 100)
+        ));
+    }
+    for (name, hash) in &have {
+        match info.files.get(name) {
+            None => return Err(format!("{name} has no blake3 in entry.json")),
+            Some(want) if want != hash => {
+                return Err(format!("{name} does not match the blake3 entry.json gives"));
+            }
+            Some(_) => {}
+        }
+    }
+    if let Some(missing) = info.files.keys().find(|n| !have.contains_key(*n)) {
+        return Err(format!(
+            "{missing} is named in entry.json but not in the entry"
+        ));
+    }
+    Ok(())
 }
 
 fn import_from_dir(
@@ -200,30 +272,52 @@ fn import_from_dir(
     if let Some(f) = flag {
         tar.arg(f);
     }
-    tar.arg("--no-same-owner").arg("-C").arg(tmp);
-    crate::util::run_output(&mut tar).with_context(|| format!("unpacking {}", file.display()))?;
-    let idx: ExportIndex = crate::util::read_json(&tmp.join(INDEX)).with_context(|| {
-        format!(
-            "{} is not a lab cache export (no {INDEX} in it)",
-            file.display()
-        )
+    // tar refuses names with `..` and strips a leading `/`; the modes it
+    // keeps are checked entry by entry below.
+    tar.arg("--no-same-owner")
+        .arg("--no-same-permissions")
+        .arg("-C")
+        .arg(tmp);
+    crate::util::run_output(&mut tar).map_err(|e| {
+        crate::error::input_error(format!(
+            "{}: not a tar archive lab can unpack: {}",
+            file.display(),
+            crate::util::clip(&format!("{e:#}"), 300)
+        ))
     })?;
+    let idx: ExportIndex = crate::util::read_json(&tmp.join(INDEX)).map_err(|e| {
+        crate::error::input_error(format!(
+            "{} is not a lab cache export (its {INDEX} is missing or wrong: {})",
+            file.display(),
+            crate::util::clip(&format!("{e:#}"), 200)
+        ))
+    })?;
+    let bad = |msg: String| crate::error::input_error(format!("{}: {msg}", file.display()));
     let mut r = ImportReport::default();
     for (kind, key) in &idx.entries {
         if !safe_name(kind) || !safe_name(&key.0) || kind == "locks" {
-            bail!("{}: bad entry name {kind}/{key}", file.display());
+            return Err(bad(format!(
+                "bad entry name {}/{}",
+                crate::util::escape_controls(kind),
+                crate::util::escape_controls(&key.0)
+            )));
         }
         let src = tmp.join(kind).join(&key.0);
-        let info: EntryInfo = crate::util::read_json(&src.join(ENTRY_INFO))
-            .with_context(|| format!("{}: entry {kind}/{key}", file.display()))?;
-        if &info.kind != kind || &info.key != key {
-            bail!(
-                "{}: entry {kind}/{key} says it is {}/{}",
-                file.display(),
-                info.kind,
-                info.key
-            );
+        if !std::fs::symlink_metadata(&src).is_ok_and(|m| m.is_dir()) {
+            return Err(bad(format!(
+                "entry {kind}/{key} is not a directory in the archive"
+            )));
         }
+        let info: EntryInfo = crate::util::read_json(&src.join(ENTRY_INFO))
+            .map_err(|e| bad(format!("entry {kind}/{key}: {e:#}")))?;
+        if &info.kind != kind || &info.key != key {
+            return Err(bad(format!(
+                "entry {kind}/{key} says it is {}/{}",
+                crate::util::escape_controls(&info.kind),
+                crate::util::escape_controls(&info.key.0)
+            )));
+        }
+        check_unpacked(&src, &info).map_err(|why| bad(format!("entry {kind}/{key}: {why}")))?;
         if cache.get(kind, key).is_some() {
             r.skipped.push((kind.clone(), key.clone()));
             continue;
@@ -246,14 +340,15 @@ fn import_from_dir(
     }
     let keys = all_keys(cache)?;
     for rel in &idx.pointers {
+        let shown = crate::util::escape_controls(rel);
         let Some((dir, name)) = rel.split_once('/') else {
-            bail!("{}: bad pointer name {rel}", file.display());
+            return Err(bad(format!("bad pointer name {shown}")));
         };
         if !POINTER_DIRS.contains(&dir) || !safe_name(name) {
-            bail!("{}: bad pointer name {rel}", file.display());
+            return Err(bad(format!("bad pointer name {shown}")));
         }
         let Some(target) = pointer_target(&tmp.join(rel)) else {
-            bail!("{}: pointer {rel} names no key", file.display());
+            return Err(bad(format!("pointer {shown} names no key")));
         };
         if !keys.contains(&target) {
             continue;

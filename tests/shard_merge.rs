@@ -19,6 +19,7 @@ fn matrix_path() -> PathBuf {
 
 fn manifest(m: &Matrix, plan: Plan, filter: Option<&str>, shard: &str) -> Manifest {
     Manifest {
+        schema_version: lab::results::MANIFEST_SCHEMA,
         lab_version: LAB_VERSION.into(),
         run_id: String::new(),
         created: lab::util::now_rfc3339(),

@@ -19,16 +19,17 @@ pub struct BootArgs {
     pub arch: Option<String>,
     #[arg(long, value_parser = parse_accel)]
     pub accel: Option<Accel>,
-    #[arg(long, default_value_t = 1)]
+    /// Guest CPUs (1 to 256).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
     pub cpus: u32,
-    /// MiB
-    #[arg(long, default_value_t = 1024)]
+    /// MiB (128 to 1048576)
+    #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u32).range(128..=1_048_576))]
     pub memory: u32,
     /// null_blk parameters, e.g. nr_devices=1,memory_backed=1,gb=1
     #[arg(long, default_value = "nr_devices=1,gb=1,memory_backed=1")]
     pub null_blk: String,
-    /// Emulated NVMe namespaces (RAM-backed, 1 GiB each).
-    #[arg(long, default_value_t = 1)]
+    /// Emulated NVMe namespaces (RAM-backed, 1 GiB each; 0 to 16).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(0..=16))]
     pub nvme: u32,
     /// The guest's nvme.poll_queues.
     #[arg(long)]
@@ -36,16 +37,16 @@ pub struct BootArgs {
     /// Extra kernel command line.
     #[arg(long, default_value = "")]
     pub cmdline: String,
-    /// Seconds from launch to SSH.
-    #[arg(long)]
+    /// Seconds from launch to SSH (1 to 86400).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=86400))]
     pub ready_timeout: Option<u64>,
     /// Where the console log and QMP socket go (default: a temp dir).
     #[arg(long)]
     pub dir: Option<PathBuf>,
     /// Run the command this many times on the one SSH session and print
     /// the median round trip (the command's output is shown once).
-    #[arg(long, default_value_t = 1)]
-    pub repeat: usize,
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub repeat: u32,
     /// The command to run in the guest.
     #[arg(last = true)]
     pub command: Vec<String>,
@@ -65,7 +66,7 @@ pub fn resolve_kernel(
     if p.is_file() {
         let arch = arch
             .and_then(Arch::parse)
-            .context("a bare kernel image needs --arch x86_64|arm64")?;
+            .context("a bare kernel image needs --arch x86_64 or --arch arm64")?;
         return Ok((p.to_path_buf(), arch, None));
     }
     let hits: Vec<_> = cache
@@ -96,7 +97,9 @@ pub fn resolve_kernel(
 
 pub fn boot_cmd(a: &BootArgs) -> Result<i32> {
     let cache = crate::cache::Cache::open_default()?;
-    let (image, arch, build) = resolve_kernel(&cache, &a.kernel, a.arch.as_deref())?;
+    // Which kernel and arch is what the user gave: a miss is exit 3.
+    let (image, arch, build) =
+        resolve_kernel(&cache, &a.kernel, a.arch.as_deref()).map_err(crate::error::input)?;
     let events = super::ui::attach(crate::events::Events::silent());
     let tmp = tempfile::tempdir()?;
     let dir = a.dir.clone().unwrap_or_else(|| tmp.path().to_path_buf());

@@ -18,26 +18,29 @@ pub struct RunArgs {
     #[arg(long)]
     pub resume: Option<String>,
     /// With --resume, run the failed cells again too.
-    #[arg(long)]
+    #[arg(long, requires = "resume")]
     pub rerun_failed: bool,
-    /// VMs at once. More than one shares cores between timing cells.
-    #[arg(long, short = 'j', default_value_t = 1)]
-    pub jobs: usize,
+    /// VMs at once (1 to 64). More than one shares cores between timing cells.
+    #[arg(long, short = 'j', default_value_t = 1,
+          value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub jobs: u16,
     /// Force the accelerator instead of probing.
     #[arg(long, value_parser = parse_accel)]
     pub accel: Option<Accel>,
     /// Run shard i of N (whole kernels per shard): e.g. 2/4.
     #[arg(long)]
     pub shard: Option<String>,
-    /// Seconds from launch to SSH before a boot fails.
-    #[arg(long)]
+    /// Seconds from launch to SSH before a boot fails (1 to 86400).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=86400))]
     pub ready_timeout: Option<u64>,
     /// A mail whose tables claims read (mbox, mail, commit message or
     /// text), besides the patch mails; repeatable.
     #[arg(long = "claims")]
     pub claims: Vec<PathBuf>,
-    /// Seconds one cell may take before it fails and its boot is ended.
-    #[arg(long, default_value_t = 900)]
+    /// Seconds one cell may take before it fails and its boot is ended
+    /// (1 to 604800).
+    #[arg(long, default_value_t = 900,
+          value_parser = clap::value_parser!(u64).range(1..=604_800))]
     pub cell_timeout: u64,
 }
 
@@ -49,7 +52,30 @@ pub fn parse_accel(s: &str) -> Result<Accel, String> {
     }
 }
 
+/// Everything the user gave that can be checked before a kernel is
+/// built: a mistake found after a 20-minute build is a mistake found late.
+fn check_args(a: &RunArgs) -> Result<()> {
+    use crate::error::input_error;
+    for c in &a.claims {
+        crate::util::read_input(c, "--claims", crate::util::MAX_MAIL_INPUT)?;
+    }
+    if let Ok(m) = std::fs::metadata(&a.results)
+        && !m.is_dir()
+    {
+        return Err(input_error(format!(
+            "--results {}: exists and is not a directory",
+            a.results.display()
+        )));
+    }
+    if let Some(r) = &a.resume {
+        crate::results::RunDir::open(&a.results, r)
+            .map_err(|e| input_error(format!("--resume: {e:#}")))?;
+    }
+    Ok(())
+}
+
 pub fn run_cmd(a: &RunArgs) -> Result<i32> {
+    check_args(a)?;
     let (matrix, plan) = super::load_plan(&a.m)?;
     let plan = match &a.shard {
         Some(s) => super::shard_plan(&plan, s)?,
@@ -63,7 +89,7 @@ pub fn run_cmd(a: &RunArgs) -> Result<i32> {
         results_root: a.results.clone(),
         resume: a.resume.clone(),
         rerun_failed: a.rerun_failed,
-        jobs: a.jobs,
+        jobs: a.jobs as usize,
         accel: a.accel,
         mails: a.m.mail.clone(),
         claim_mails: a.claims.clone(),

@@ -67,14 +67,24 @@ fn locate_template(m: &Matrix, e: anyhow::Error) -> anyhow::Error {
 
 fn check_name(m: &Matrix) -> Result<()> {
     let n = &m.name;
+    // The run directory is NAME-DATE-TIME, and a file name has at most
+    // 255 bytes: a name of 100 leaves room, and reads whole in a listing.
+    if n.len() > 100 {
+        bail!(
+            "{}: name is {} characters long; a matrix name has at most 100 (it names the run directory)",
+            m.path.display(),
+            n.len()
+        );
+    }
     let ok = !n.is_empty()
         && !n.starts_with('.')
         && n.chars()
             .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c));
     if !ok {
         bail!(
-            "{}: name '{n}' names the run directory: use letters, digits, '.', '_' or '-', not starting with '.'",
-            m.path.display()
+            "{}: name '{}' names the run directory: use letters, digits, '.', '_' or '-', not starting with '.'",
+            m.path.display(),
+            crate::util::escape_controls(n)
         );
     }
     Ok(())

@@ -242,6 +242,28 @@ fn is_literal(e: &Expr) -> bool {
 
 /// The unit of a metric fio or lab produces, from its name (a job
 /// prefix, `<job>.`, is allowed); None when lab does not make it.
+/// fio metric names for messages that suggest the nearest one.
+pub const FIO_METRIC_EXAMPLES: &[&str] = &[
+    "read.iops",
+    "write.iops",
+    "read.bw",
+    "write.bw",
+    "read.lat_mean",
+    "write.lat_mean",
+    "read.clat_mean",
+    "write.clat_mean",
+    "read.clat_p99",
+    "write.clat_p99",
+    "read.lat_p99",
+    "write.lat_p99",
+    "sync.lat_p99",
+    "read.ios",
+    "write.ios",
+    "cpu.usr",
+    "cpu.sys",
+    "cpu.ctx",
+];
+
 pub fn fio_metric_unit(name: &str) -> Option<&'static str> {
     let tail = |n: usize| -> String {
         let parts: Vec<&str> = name.split('.').collect();

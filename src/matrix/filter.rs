@@ -15,7 +15,10 @@ impl Filter {
         let mut out: Vec<(String, Vec<String>)> = Vec::new();
         for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
             let Some((k, v)) = part.split_once('=') else {
-                bail!("--filter: '{part}' is not key=value (e.g. arch=x86_64,hz=100)");
+                bail!(
+                    "--filter: '{}' is not key=value (e.g. arch=x86_64,hz=100)",
+                    crate::util::clip(&crate::util::escape_controls(part), 100)
+                );
             };
             let (k, v) = (k.trim().to_string(), v.trim().to_string());
             match out.iter_mut().find(|(n, _)| *n == k) {
@@ -36,28 +39,34 @@ impl Filter {
         for (k, vals) in &self.0 {
             if !names.contains(k) {
                 bail!(
-                    "--filter: '{k}' is not an axis of {}; axes: {}",
+                    "--filter: '{}' is not an axis of {}; axes: {}",
+                    crate::util::clip(&crate::util::escape_controls(k), 100),
                     m.path.display(),
                     names.join(", ")
                 );
             }
+            // The values the plan has for this key, once: checking each
+            // of many values against every cell would be quadratic.
+            let mut known: Vec<String> = plan
+                .cells
+                .iter()
+                .filter_map(|c| c.axes.get(k).map(|x| x.to_string()))
+                .collect();
+            known.sort();
+            known.dedup();
             for v in vals {
-                if !plan
-                    .cells
-                    .iter()
-                    .any(|c| c.axes.get(k).is_some_and(|x| x.to_string() == *v))
-                {
-                    let mut known: Vec<String> = plan
-                        .cells
-                        .iter()
-                        .filter_map(|c| c.axes.get(k).map(|x| x.to_string()))
-                        .collect();
-                    known.dedup();
-                    known.sort();
-                    known.dedup();
+                if known.binary_search(v).is_err() {
+                    // A message names at most 20 of the values.
+                    let more = known.len().saturating_sub(20);
                     bail!(
-                        "--filter: {k}={v} matches nothing; {k} is one of {}",
-                        known.join(", ")
+                        "--filter: {k}={} matches nothing; {k} is one of {}{}",
+                        crate::util::clip(&crate::util::escape_controls(v), 100),
+                        known[..known.len().min(20)].join(", "),
+                        if more > 0 {
+                            format!(" and {more} more")
+                        } else {
+                            String::new()
+                        }
                     );
                 }
             }

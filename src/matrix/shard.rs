@@ -72,8 +72,8 @@ pub fn parse_shard_arg(s: &str) -> Result<(usize, usize)> {
     };
     let i = num(i, "index")?;
     let n = num(n, "total")?;
-    if n == 0 {
-        bail!("--shard '{s}': the total must be at least 1");
+    if n == 0 || n > 1000 {
+        bail!("--shard '{s}': the total must be 1 to 1000");
     }
     if i == 0 || i > n {
         bail!("--shard '{s}': the index counts from 1 to {n}");
@@ -417,7 +417,8 @@ mod tests {
         assert!(err("2").contains("expected INDEX/TOTAL"), "{}", err("2"));
         assert!(err("0/4").contains("counts from 1 to 4"));
         assert!(err("5/4").contains("counts from 1 to 4"));
-        assert!(err("1/0").contains("at least 1"));
+        assert!(err("1/0").contains("must be 1 to 1000"));
+        assert!(err("1/1001").contains("must be 1 to 1000"));
         assert!(err("a/4").contains("index 'a' is not a whole number"));
         assert!(err("1/4/2").contains("total '4/2' is not a whole number"));
     }

@@ -130,6 +130,67 @@ fn metric_unit(name: &str, ws: &[&Workload]) -> Option<String> {
     None
 }
 
+/// Every metric name in `metrics:` and `verdict:` (`gate`,
+/// `lower_is_better`) is one the matrix measures: a workload's metric, a
+/// derived metric or a perf counter. A typo in `gate` would otherwise
+/// switch the CI gate off and let a regression through with exit 0.
+pub fn metric_names(path: &Path, text: &str, m: &super::Matrix) -> Result<()> {
+    let wls = all_workloads(&m.workloads, None);
+    let wls: Vec<&Workload> = match &m.workload {
+        Some(WorkloadRef::Inline(w)) => vec![w],
+        _ => wls,
+    };
+    let perf: Vec<String> = m
+        .perf
+        .iter()
+        .flat_map(|p| p.events.iter().map(|e| format!("perf.{e}")))
+        .collect();
+    let known = |n: &str| {
+        m.derived.iter().any(|d| d.name == n)
+            || perf.iter().any(|p| p == n)
+            || metric_unit(n, &wls).is_some()
+    };
+    let lists: [(&str, &[String]); 3] = [
+        ("metrics", &m.metrics),
+        ("verdict.gate", &m.verdict.gate),
+        ("verdict.lower_is_better", &m.verdict.lower_is_better),
+    ];
+    for (key, names) in lists {
+        for n in names {
+            if known(n) {
+                continue;
+            }
+            let shown = crate::util::clip(&crate::util::escape_controls(n), 80).into_owned();
+            // The line of the key, so the message points at the list.
+            let leaf = key.rsplit('.').next().unwrap_or(key);
+            let line = text
+                .lines()
+                .position(|l| {
+                    l.contains(&format!("{leaf}:")) && (n.is_empty() || l.contains(n.as_str()))
+                })
+                .or_else(|| text.lines().position(|l| l.contains(&format!("{leaf}:"))))
+                .map_or(String::new(), |i| format!(":{}", i + 1));
+            let mut near: Vec<String> = m.derived.iter().map(|d| d.name.clone()).collect();
+            near.extend(perf.iter().cloned());
+            near.extend(
+                super::derived::FIO_METRIC_EXAMPLES
+                    .iter()
+                    .map(|s| s.to_string()),
+            );
+            near.sort_by_key(|k| strsim::levenshtein(k, n));
+            near.truncate(3);
+            anyhow::bail!(
+                "{}{line}: {key}: '{shown}' is no metric this matrix measures (the nearest: {}); \
+                 a fio metric is DIRECTION.NAME such as write.lat_mean or read.iops, or name a \
+                 derived metric or perf.EVENT",
+                path.display(),
+                near.join(", ")
+            );
+        }
+    }
+    Ok(())
+}
+
 /// Parse, unit-check and order the derived metrics. A derived metric
 /// may use metrics, axes and derived metrics written before it.
 pub fn derived(

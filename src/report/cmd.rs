@@ -36,6 +36,12 @@ pub fn emit(
         }
         (_, Some(dir)) => dir,
     };
+    if std::fs::metadata(dir).is_ok_and(|m| !m.is_dir()) {
+        return Err(input(anyhow::anyhow!(
+            "--out {}: exists and is not a directory",
+            dir.display()
+        )));
+    }
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     for path in super::write_all(report, formats, dir, stem)? {
         writeln!(out, "wrote {}", path.display())?;

@@ -583,16 +583,20 @@ pub struct Outcome {
     pub incomplete: Vec<String>,
 }
 
-/// Render a report in one format.
+/// Render a report in one format. A run directory may come from a
+/// stranger's CI job: its run id, matrix path or a mail's caption can
+/// hold terminal escapes, which every format but JSON (which escapes
+/// them itself) shows as `\x1b`; XML could not hold them at all.
 pub fn render(report: &Report, format: Format) -> Result<String> {
-    match format {
-        Format::Json => Ok(serde_json::to_string_pretty(report)? + "\n"),
-        Format::Text => text::render_text(report),
-        Format::Markdown => text::render_markdown(report),
-        Format::Html => html::render(report),
-        Format::Junit => junit::render(report),
-        Format::Reply => Ok(reply::render(report)),
-    }
+    let text = match format {
+        Format::Json => return Ok(serde_json::to_string_pretty(report)? + "\n"),
+        Format::Text => text::render_text(report)?,
+        Format::Markdown => text::render_markdown(report)?,
+        Format::Html => html::render(report)?,
+        Format::Junit => junit::render(report)?,
+        Format::Reply => reply::render(report),
+    };
+    Ok(crate::util::escape_controls_keep_lines(&text).into_owned())
 }
 
 /// The exit code for CI: 2 when incomplete or the lab failed (it wins,

@@ -308,6 +308,7 @@ pub fn dm_delay(
         vec![]
     };
     let manifest = Manifest {
+        schema_version: crate::results::MANIFEST_SCHEMA,
         lab_version: LAB_VERSION.into(),
         run_id: "dm-delay-20261101-100000".into(),
         created: "2026-11-01T10:00:00Z".into(),

@@ -159,8 +159,19 @@ pub struct ClaimSource {
     pub tables: Vec<crate::mail::ClaimTable>,
 }
 
+/// The layout `Manifest` is written in; see `Manifest::schema_version`.
+pub const MANIFEST_SCHEMA: u32 = 1;
+
+fn manifest_schema_v1() -> u32 {
+    1
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Manifest {
+    /// The layout of this file and of `records.jsonl`. Runs stored before
+    /// it was written are layout 1.
+    #[serde(default = "manifest_schema_v1")]
+    pub schema_version: u32,
     pub lab_version: String,
     pub run_id: String,
     pub created: String,
@@ -306,8 +317,20 @@ impl RunDir {
         self.path.join("manifest.json")
     }
 
+    /// The manifest. One from a newer lab is read with a warning: what it
+    /// added is unknown here and left out of reports.
     pub fn read_manifest(&self) -> Result<Manifest> {
-        crate::util::read_json(&self.manifest_path())
+        let m: Manifest = crate::util::read_json(&self.manifest_path())?;
+        if m.schema_version > MANIFEST_SCHEMA {
+            eprintln!(
+                "warning: {} was written by a newer lab (layout {}; this lab reads layout {} \
+                 and leaves out what it does not know): update lab to read all of it",
+                self.manifest_path().display(),
+                m.schema_version,
+                MANIFEST_SCHEMA
+            );
+        }
+        Ok(m)
     }
 
     pub fn write_manifest(&self, m: &Manifest) -> Result<()> {

@@ -186,6 +186,7 @@ fn open_run(matrix: &Matrix, plan: &Plan, opts: &RunOptions) -> Result<(RunDir, 
     }
     let run = RunDir::create(&opts.results_root, &matrix.name)?;
     let m = Manifest {
+        schema_version: crate::results::MANIFEST_SCHEMA,
         lab_version: crate::results::LAB_VERSION.to_string(),
         run_id: run.id(),
         created: crate::util::now_rfc3339(),

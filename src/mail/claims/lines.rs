@@ -32,6 +32,9 @@ struct DepthState {
 }
 
 /// Every line of `body`, with the lines that are never claims blanked.
+/// The longest line the claims reader reads, in bytes.
+pub const MAX_LINE: usize = 16 * 1024;
+
 pub fn readable(body: &str) -> Vec<Line> {
     let raw: Vec<(usize, &str)> = body.lines().map(unquote).collect();
     let mut states: Vec<DepthState> = Vec::new();
@@ -58,7 +61,11 @@ pub fn readable(body: &str) -> Vec<Line> {
             .take(3)
             .find(|(d, _)| *d == depth)
             .map(|(_, t)| *t);
-        let keep = keep_line(&mut states[depth], text, next_same);
+        // A line of more than MAX_LINE bytes is no table row and no
+        // sentence a person wrote (a base64 blob, a log pasted as one
+        // line); its tokens would cost memory in proportion to its
+        // numbers, so it is left out.
+        let keep = text.len() <= MAX_LINE && keep_line(&mut states[depth], text, next_same);
         out.push(Line {
             depth,
             text: if keep {

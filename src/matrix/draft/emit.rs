@@ -71,6 +71,9 @@ pub fn q(s: &str) -> String {
 
 /// Comment lines, wrapped to 72 columns at `indent`.
 fn comment(out: &mut String, indent: usize, text: &str) {
+    // YAML allows no control characters, comments included: a mail's
+    // ESC or NUL is written as \x1b.
+    let text = crate::util::escape_controls_keep_lines(text);
     let pad = " ".repeat(indent);
     let width = 72usize.saturating_sub(indent + 2).max(30);
     for para in text.split('\n') {

@@ -72,8 +72,12 @@ struct Read {
 /// plain text; `out` is where the matrix will be written (its folder
 /// anchors the mail path and the fragments when it is planned).
 pub fn draft(raw: &[u8], opts: &Options, out: &Path) -> Result<Draft> {
-    let msgs = messages(raw)?;
-    let tables = mail_claims::extract(raw).context("reading the mail's tables")?;
+    // A mail that cannot be parsed (MIME nested past the parser's limit,
+    // say) is the user's input, as it is for `lab claims extract`.
+    let msgs = messages(raw).map_err(crate::error::input)?;
+    let tables = mail_claims::extract(raw)
+        .context("reading the mail's tables")
+        .map_err(crate::error::input)?;
     let mut p = propose(&msgs, &tables, opts);
     let mut dropped = 0;
     loop {
@@ -366,7 +370,14 @@ fn strip_prefix(s: &str) -> String {
 fn name_of(title: &str) -> String {
     let mut out = String::new();
     for w in title.split(|c: char| !c.is_ascii_alphanumeric() && c != '-' && c != '_') {
-        let w = w.trim_matches('-').to_ascii_lowercase();
+        // A single long word (a hash, a path) is cut: the name stays short.
+        let w: String = w
+            .trim_matches('-')
+            .to_ascii_lowercase()
+            .chars()
+            .take(32)
+            .collect();
+        let w = w.trim_matches('-');
         if w.is_empty() {
             continue;
         }
@@ -376,7 +387,7 @@ fn name_of(title: &str) -> String {
         if !out.is_empty() {
             out.push('-');
         }
-        out.push_str(&w);
+        out.push_str(w);
     }
     if out.is_empty() {
         "from-mail".into()

@@ -108,6 +108,9 @@ fn continued(t: &str) -> (&str, bool) {
     }
 }
 
+/// The longest line a command keeps as its quote, in bytes.
+const MAX_QUOTE: usize = 1024;
+
 /// The commands of a text, loops expanded into [`Loop`]s: the lines
 /// of `for v in a b; do` ... `done` carry the loop, as does a one-line
 /// `for v in a b; do cmd $v; done`.
@@ -140,11 +143,19 @@ pub fn commands(text: &str) -> Vec<Found> {
             if pipeline.is_empty() {
                 continue;
             }
+            // The line is the command's quote; a long line of many
+            // statements quotes only this one, or each statement would
+            // copy the whole line (quadratic memory).
+            let text = if l.text.len() <= MAX_QUOTE {
+                l.text.clone()
+            } else {
+                crate::util::prefix(stmt, MAX_QUOTE).to_string()
+            };
             out.push(Found {
                 pipeline,
                 looped: looped.clone(),
                 line: l.line,
-                text: l.text.clone(),
+                text,
                 prompted: l.prompted,
             });
         }

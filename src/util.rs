@@ -401,6 +401,42 @@ mod tests {
     use super::*;
 
     #[test]
+    fn control_bytes_are_escaped_and_long_text_clipped() {
+        assert_eq!(escape_controls("a\x1b[2Jb\0"), "a\\x1b[2Jb\\x00");
+        assert_eq!(escape_controls("line\nnext"), "line\\x0anext");
+        assert_eq!(
+            escape_controls_keep_lines("line\n\tnext\r"),
+            "line\n\tnext\\x0d"
+        );
+        assert!(matches!(
+            escape_controls("plain é"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+        assert_eq!(clip("abcdef", 3), "abc… (3 more bytes)");
+        assert_eq!(clip("abc", 3), "abc");
+    }
+
+    #[test]
+    fn user_files_are_read_only_when_regular_and_small() {
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join("m.yaml");
+        std::fs::write(&f, "12345").unwrap();
+        assert_eq!(read_input(&f, "the matrix", 5).unwrap(), b"12345");
+        let e = format!("{:#}", read_input(&f, "the matrix", 4).unwrap_err());
+        assert!(e.contains("above the limit of 4"), "{e}");
+        let e = format!("{:#}", read_input(d.path(), "the matrix", 4).unwrap_err());
+        assert!(e.contains("is a directory"), "{e}");
+        let e = read_input(Path::new("/dev/zero"), "--mail", 4).unwrap_err();
+        assert!(format!("{e:#}").contains("not a regular file"), "{e:#}");
+        assert_eq!(crate::error::classify(&e), crate::error::Kind::Input);
+        let e = format!(
+            "{:#}",
+            read_input(&d.path().join("no"), "--mail", 4).unwrap_err()
+        );
+        assert!(e.ends_with("no: no such file"), "{e}");
+    }
+
+    #[test]
     fn atomic_write_replaces_whole_file() {
         let d = tempfile::tempdir().unwrap();
         let p = d.path().join("x.json");

@@ -181,22 +181,7 @@ pub(crate) fn safe_name(s: &str) -> bool {
 
 /// Extract `file` inside the cache, then move each entry into place.
 pub fn import_into(cache: &Cache, file: &Path) -> Result<ImportReport> {
-    let flag = compression_flag(file).map_err(crate::error::input)?;
-    match std::fs::metadata(file) {
-        Ok(m) if m.is_file() => {}
-        Ok(_) => {
-            return Err(crate::error::input_error(format!(
-                "{}: not a regular file; give the archive lab cache export wrote",
-                file.display()
-            )));
-        }
-        Err(_) => {
-            return Err(crate::error::input_error(format!(
-                "{}: no such archive",
-                file.display()
-            )));
-        }
-    }
+    let flag = check_archive(file)?;
     let tmp = cache.root().join(format!(".import-{}", std::process::id()));
     if tmp.exists() {
         std::fs::remove_dir_all(&tmp)?;
@@ -206,6 +191,22 @@ pub fn import_into(cache: &Cache, file: &Path) -> Result<ImportReport> {
     let r = import_from_dir(cache, file, flag, &tmp);
     let _ = std::fs::remove_dir_all(&tmp);
     r
+}
+
+/// The tar flag for an archive to import, once its name and file are
+/// checked: a name tar cannot read, a missing file or a non-file is
+/// the user's mistake (exit 3).
+pub fn check_archive(file: &Path) -> Result<Option<&'static str>> {
+    let flag = compression_flag(file).map_err(crate::error::input)?;
+    let why = match std::fs::metadata(file) {
+        Ok(m) if m.is_file() => return Ok(flag),
+        Ok(_) => "not a regular file; give the archive lab cache export wrote",
+        Err(_) => "no such archive",
+    };
+    Err(crate::error::input_error(format!(
+        "{}: {why}",
+        file.display()
+    )))
 }
 
 /// An entry as unpacked, before it becomes visible: only directories

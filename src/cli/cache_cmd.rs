@@ -67,6 +67,8 @@ pub fn gc(keep: Option<usize>, max_size: Option<&str>, build_roots: bool) -> Res
 
 /// `lab cache export FILE [--kind K]... [KEY...]`
 pub fn export(file: &Path, kinds: &[String], keys: &[String]) -> Result<i32> {
+    // The archive's name first: a mistake there creates no cache.
+    crate::cache::transfer::compression_flag(file).map_err(crate::error::input)?;
     let cache = Cache::open_default()?;
     let idx = export_from(&cache, file, kinds, keys)?;
     for k in kinds {
@@ -86,6 +88,7 @@ pub fn export(file: &Path, kinds: &[String], keys: &[String]) -> Result<i32> {
 
 /// `lab cache import FILE`
 pub fn import(file: &Path) -> Result<i32> {
+    crate::cache::transfer::check_archive(file)?;
     let cache = Cache::open_default()?;
     let r = import_into(&cache, file)?;
     crate::outln!(

@@ -247,8 +247,12 @@ pub fn main() -> i32 {
 /// An error or warning as printed: control bytes from inputs escaped
 /// (newlines kept), and at most 4,000 characters, so a message that
 /// quotes a hostile input can neither drive the terminal nor flood it.
+/// Rust's " (os error N)" suffix is left out: the words before it say it.
 pub fn printable(msg: &str) -> String {
-    let safe = crate::util::escape_controls_keep_lines(msg);
+    static OS_ERROR: std::sync::LazyLock<regex::Regex> =
+        std::sync::LazyLock::new(|| regex::Regex::new(r" \(os error \d+\)").expect("a regex"));
+    let msg = OS_ERROR.replace_all(msg, "");
+    let safe = crate::util::escape_controls_keep_lines(&msg);
     crate::util::clip(&safe, 4000).into_owned()
 }
 

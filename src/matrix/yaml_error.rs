@@ -62,6 +62,20 @@ fn friendly(msg: &str, text: &str) -> String {
     if msg.contains("untagged enum PatchDef") {
         return "expected {mail: FILE}, {diff: FILE} or {message-id: ID}".into();
     }
+    if msg.contains("untagged enum ClaimSourceDef") {
+        return "expected {mail: FILE} or {message-id: ID}".into();
+    }
+    if msg.contains("untagged enum") {
+        // Any other either-or value: no Rust type names in the message.
+        return "this value has none of the forms the key takes (docs/matrix.md lists them)".into();
+    }
+    if msg.contains("non-finite float") {
+        let v = msg.split('`').nth(1).unwrap_or("the value");
+        return format!("{v} is not a finite number; write a number such as 1 or 0.5");
+    }
+    if msg.contains("multiple YAML documents") {
+        return "a matrix is one YAML document; this `---` starts a second one: remove it and what follows, or make it a matrix file of its own".into();
+    }
     if msg.contains("budget breached") {
         return format!(
             "the file exceeds the parser's size limits ({}): a matrix is a small YAML file",

@@ -359,13 +359,33 @@ impl RunDir {
     pub fn cells(&self) -> Result<Vec<CellRecord>> {
         let mut out = Vec::new();
         let root = self.path.join("cells");
-        let Ok(rd) = std::fs::read_dir(&root) else {
-            return Ok(out);
+        // A run directory may come from another machine's CI job: its
+        // parts are read where they are, never through a symlink.
+        let real_dir = |p: &Path| -> Result<bool> {
+            match std::fs::symlink_metadata(p) {
+                Ok(m) if m.is_dir() => Ok(true),
+                Ok(m) if m.file_type().is_symlink() => Err(crate::error::input_error(format!(
+                    "{}: a symlink where lab writes a directory; a run directory is read only as lab wrote it",
+                    p.display()
+                ))),
+                _ => Ok(false),
+            }
         };
+        if !real_dir(&root)? {
+            return Ok(out);
+        }
+        let rd = std::fs::read_dir(&root).with_context(|| format!("reading {}", root.display()))?;
         for cell in rd.flatten() {
-            for rep in std::fs::read_dir(cell.path())?.flatten() {
+            if !real_dir(&cell.path())? {
+                continue;
+            }
+            let reps = std::fs::read_dir(cell.path())
+                .with_context(|| format!("reading {}", cell.path().display()))?;
+            for rep in reps.flatten() {
                 let f = rep.path().join("cell.json");
-                if f.is_file() {
+                if real_dir(&rep.path())?
+                    && std::fs::symlink_metadata(&f).is_ok_and(|m| m.is_file())
+                {
                     out.push(crate::util::read_json(&f)?);
                 }
             }

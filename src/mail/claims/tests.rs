@@ -365,3 +365,15 @@ fn hyperfine_output_gives_its_statistics_and_not_its_run_count() {
     }
     assert!(!values.contains(&10.0), "{values:?}");
 }
+
+/// A line longer than lines::MAX_LINE (a pasted log, a blob) is not
+/// read: its numbers would cost memory in proportion to their count.
+#[test]
+fn a_line_of_megabytes_is_not_read() {
+    let long = "1 ".repeat(1 << 20);
+    let text = format!("  delay before after\n  1 9.97 1.16\n  2 9.97 2.38\n\n{long}\n");
+    let short = text.replace(&long, "");
+    let (a, b) = (extract_text(&text), extract_text(&short));
+    assert!(!b.is_empty());
+    assert_eq!(format!("{a:?}"), format!("{b:?}"));
+}

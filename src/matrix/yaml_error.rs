@@ -77,9 +77,16 @@ fn friendly(msg: &str, text: &str) -> String {
         return "a matrix is one YAML document; this `---` starts a second one: remove it and what follows, or make it a matrix file of its own".into();
     }
     if msg.contains("budget breached") {
+        // The parser names its limit as a Rust value (`Nodes { .. 250001 }`):
+        // only the limit's name is shown, in words.
+        let what = msg
+            .split(|c: char| !c.is_ascii_alphabetic())
+            .filter(|w| w.len() > 3 && w.starts_with(|c: char| c.is_ascii_uppercase()))
+            .next_back()
+            .unwrap_or("size");
         return format!(
-            "the file exceeds the parser's size limits ({}): a matrix is a small YAML file",
-            msg.rsplit(':').next().unwrap_or("").trim()
+            "the file exceeds the parser's limits ({what}): a matrix is a small YAML file; \
+             an axis of many values is many matrices, or a --filter"
         );
     }
     let top_level_version = text
@@ -175,6 +182,35 @@ mod tests {
                 .starts_with("expected one value")
         );
         assert!(friendly("unknown field `hello`", "hello: world\n").contains("not a lab matrix"));
+        // Round two of issue 27: no Rust words in any of these.
+        for (raw, want) in [
+            (
+                "data did not match any variant of untagged enum ClaimSourceDef",
+                "{mail: FILE}",
+            ),
+            (
+                "data did not match any variant of untagged enum Other",
+                "none of the forms",
+            ),
+            (
+                "non-finite float `.nan` rejected by the configured policy",
+                ".nan is not a finite",
+            ),
+            (
+                "multiple YAML documents detected; use from_str_multiple",
+                "one YAML document",
+            ),
+            (
+                "budget breached: Nodes { limit: 250000, seen: 250001 }",
+                "limits (Nodes)",
+            ),
+        ] {
+            let got = friendly(raw, "version: 1\n");
+            assert!(got.contains(want), "{raw} -> {got}");
+            for rust in ["enum", "policy", "from_str", "250001"] {
+                assert!(!got.contains(rust), "{raw} -> {got}");
+            }
+        }
         assert!(friendly("expected mapping start", "hello world\n").contains("not a lab matrix"));
         assert_eq!(value_at("delay: [1, [2]]", 1, 12), None);
     }

@@ -81,8 +81,7 @@ fn friendly(msg: &str, text: &str) -> String {
         // only the limit's name is shown, in words.
         let what = msg
             .split(|c: char| !c.is_ascii_alphabetic())
-            .filter(|w| w.len() > 3 && w.starts_with(|c: char| c.is_ascii_uppercase()))
-            .next_back()
+            .rfind(|w| w.len() > 3 && w.starts_with(|c: char| c.is_ascii_uppercase()))
             .unwrap_or("size");
         return format!(
             "the file exceeds the parser's limits ({what}): a matrix is a small YAML file; \

@@ -87,7 +87,11 @@ pub fn export(file: &Path, kinds: &[String], keys: &[String]) -> Result<i32> {
 }
 
 /// `lab cache import FILE`
-pub fn import(file: &Path) -> Result<i32> {
+pub fn import(file: &Path, missing_ok: bool) -> Result<i32> {
+    if missing_ok && std::fs::symlink_metadata(file).is_err() {
+        crate::outln!("no archive at {}: nothing imported", file.display())?;
+        return Ok(0);
+    }
     crate::cache::transfer::check_archive(file)?;
     let cache = Cache::open_default()?;
     let r = import_into(&cache, file)?;

@@ -183,7 +183,12 @@ pub enum CacheCmd {
         keys: Vec<String>,
     },
     /// Add the entries of an exported tarball.
-    Import { file: PathBuf },
+    Import {
+        file: PathBuf,
+        /// A missing archive is no error (a CI job's first night).
+        #[arg(long)]
+        missing_ok: bool,
+    },
 }
 
 /// Print a line to stdout, returning the error (a closed pipe) instead
@@ -326,7 +331,7 @@ fn run(cli: Cli) -> Result<i32> {
                 build_roots,
             } => cache_cmd::gc(keep, max_size.as_deref(), build_roots),
             CacheCmd::Export { file, kind, keys } => cache_cmd::export(&file, &kind, &keys),
-            CacheCmd::Import { file } => cache_cmd::import(&file),
+            CacheCmd::Import { file, missing_ok } => cache_cmd::import(&file, missing_ok),
         },
     }
 }

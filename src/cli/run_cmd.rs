@@ -24,9 +24,11 @@ pub struct RunArgs {
     #[arg(long, short = 'j', default_value_t = 1,
           value_parser = clap::value_parser!(u16).range(1..=64))]
     pub jobs: u16,
-    /// Force the accelerator instead of probing.
-    #[arg(long, value_parser = parse_accel)]
-    pub accel: Option<Accel>,
+    /// Force the accelerator instead of probing. A CI runner with KVM
+    /// sets LAB_ACCEL=kvm, so a KVM that stopped working fails the job
+    /// instead of running TCG for hours.
+    #[arg(long, env = "LAB_ACCEL", value_parser = parse_accel_or_probe)]
+    pub accel: Option<AccelArg>,
     /// Run shard i of N (whole kernels per shard): e.g. 2/4.
     #[arg(long)]
     pub shard: Option<String>,
@@ -42,6 +44,20 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 900,
           value_parser = clap::value_parser!(u64).range(1..=604_800))]
     pub cell_timeout: u64,
+}
+
+/// `--accel`/`LAB_ACCEL` for `lab run`: kvm, tcg, or empty (or `probe`)
+/// for lab's own probe, so a CI file can pass an unset variable.
+#[derive(Clone, Copy, Debug)]
+pub struct AccelArg(pub Option<Accel>);
+
+pub fn parse_accel_or_probe(s: &str) -> Result<AccelArg, String> {
+    match s {
+        "" | "probe" => Ok(AccelArg(None)),
+        _ => parse_accel(s)
+            .map(|a| AccelArg(Some(a)))
+            .map_err(|e| format!("{e}, or probe")),
+    }
 }
 
 pub fn parse_accel(s: &str) -> Result<Accel, String> {
@@ -90,7 +106,7 @@ pub fn run_cmd(a: &RunArgs) -> Result<i32> {
         resume: a.resume.clone(),
         rerun_failed: a.rerun_failed,
         jobs: a.jobs as usize,
-        accel: a.accel,
+        accel: a.accel.and_then(|x| x.0),
         mails: a.m.mail.clone(),
         claim_mails: a.claims.clone(),
         filter: a.m.filter.clone(),

@@ -280,6 +280,13 @@ async fn prepare(
             "{arch}: accelerator {} ({})",
             choice.accel, choice.reason
         ));
+        if choice.accel == crate::vm::Accel::Tcg && opts.accel.is_none() {
+            eprintln!(
+                "warning: {arch} guests run under TCG ({}): slow, and every timing cell is \
+                 flagged; a runner with KVM sets LAB_ACCEL=kvm to make this an error",
+                choice.reason
+            );
+        }
         accel.insert(arch, choice);
     }
     Ok(Prepared {

@@ -41,6 +41,12 @@ pub struct RunArgs {
     pub claims: Vec<PathBuf>,
     /// Seconds one cell may take before it fails and its boot is ended
     /// (1 to 604800).
+    /// When the run ends, done or failed, write the kernel and image
+    /// entries it used to this archive (as `lab cache export`): the CI
+    /// hand-over to the next night, without a step that must run after
+    /// a failing one.
+    #[arg(long)]
+    pub export_cache: Option<PathBuf>,
     #[arg(long, default_value_t = 900,
           value_parser = clap::value_parser!(u64).range(1..=604_800))]
     pub cell_timeout: u64,
@@ -114,9 +120,50 @@ pub fn run_cmd(a: &RunArgs) -> Result<i32> {
         ready_timeout: a.ready_timeout.map(Duration::from_secs),
         cell_timeout: Duration::from_secs(a.cell_timeout),
     };
+    if let Some(f) = &a.export_cache {
+        crate::cache::transfer::compression_flag(f).map_err(crate::error::input)?;
+    }
     let rt = tokio::runtime::Runtime::new()?;
-    let dir = rt.block_on(run(&cache, &matrix, &plan, &opts, &events))?;
+    let result = rt.block_on(run(&cache, &matrix, &plan, &opts, &events));
+    if let Some(f) = &a.export_cache {
+        export_used(&cache, f, result.as_ref().ok());
+    }
+    let dir = result?;
     let kernels: Vec<String> = plan.kernels.iter().map(|k| k.id.clone()).collect();
     eprintln!("{}", timeline.line(&kernels, start.elapsed().as_secs_f64()));
     super::finish_run(&dir)
+}
+
+/// `--export-cache`: the kernels and images of the run's manifest, or
+/// every kernel and image entry when the run left no manifest. A failed
+/// export is a warning: the run's own result decides the exit code.
+fn export_used(
+    cache: &crate::cache::Cache,
+    file: &std::path::Path,
+    dir: Option<&crate::results::RunDir>,
+) {
+    let keys: Vec<String> = dir
+        .and_then(|d| d.read_manifest().ok())
+        .map(|m| {
+            m.kernels
+                .values()
+                .map(|k| k.key.0.clone())
+                .chain(m.images.values().map(|i| i.key.clone()))
+                .collect()
+        })
+        .unwrap_or_default();
+    let kinds = ["kernel".to_string(), "image".to_string()];
+    match crate::cache::transfer::export_from(cache, file, &kinds, &keys) {
+        Ok(idx) => eprintln!(
+            "exported {} cache entries and {} pointers to {}",
+            idx.entries.len(),
+            idx.pointers.len(),
+            file.display()
+        ),
+        Err(e) => eprintln!(
+            "warning: --export-cache {}: {}",
+            file.display(),
+            crate::cli::printable(&format!("{e:#}"))
+        ),
+    }
 }

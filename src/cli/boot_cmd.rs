@@ -117,7 +117,8 @@ pub fn boot_cmd(a: &BootArgs) -> Result<i32> {
             .split(',')
             .filter(|s| !s.is_empty())
             .map(|kv| kv.split_once('=').map(|(k, v)| (k.to_string(), v.to_string())).with_context(|| format!("--null-blk: '{kv}' is not key=value")))
-            .collect::<Result<_>>()?;
+            .collect::<Result<_>>()
+            .map_err(crate::error::input)?;
         let nvme = (0..a.nvme)
             .map(|i| crate::matrix::schema::NvmeDef {
                 serial: Some(format!("lab{i}")),

@@ -14,7 +14,7 @@ mod borders;
 mod fio;
 mod grid;
 mod labels;
-mod lines;
+pub mod lines;
 mod lkp;
 mod measures;
 mod numbers;

@@ -118,6 +118,12 @@ pub fn commands(text: &str) -> Vec<Found> {
     let mut out = Vec::new();
     let mut looped: Option<Loop> = None;
     for l in logical_lines(text) {
+        // A "command" longer than the claims reader's longest line is a
+        // pasted blob, not something a person typed (and splitting it
+        // would cost memory in proportion to its statements).
+        if l.text.len() > crate::mail::claims::lines::MAX_LINE {
+            continue;
+        }
         for stmt in split_top(&l.text, &[";", "&&", "||"]) {
             let stmt = stmt.trim();
             if stmt.is_empty() {

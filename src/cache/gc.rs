@@ -1,15 +1,12 @@
 //! `lab cache gc`: remove old entries, build roots, stale temp
 //! directories and pointers whose entry is gone.
 
-#![allow(unused_imports)]
 use super::size::{Inodes, union_bytes};
 use super::stale::remove_stale_temps;
-use super::{Cache, ENTRY_INFO, EntryInfo, Key};
-use anyhow::{Context, Result, bail};
-use serde::{Deserialize, Serialize};
-use std::collections::{BTreeSet, HashMap};
+use super::{Cache, EntryInfo};
+use anyhow::{Context, Result};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// Top-level directories of pointer files: each file holds an entry's key.
 pub const POINTER_DIRS: [&str; 2] = ["pointers", "image-latest"];

@@ -1,8 +1,7 @@
 //! The table `lab cache ls` prints.
 
-#![allow(unused_imports)]
 use super::Cache;
-use super::size::{Inodes, human_bytes, union_bytes};
+use super::size::{Inodes, human_bytes};
 use anyhow::Result;
 use comfy_table::{Table, presets::ASCII_MARKDOWN};
 

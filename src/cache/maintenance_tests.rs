@@ -1,17 +1,14 @@
 //! Tests of gc, export, import and ls against real cache directories.
 
-#![allow(unused_imports)]
 use super::gc::*;
 use super::ls::*;
 use super::size::*;
-use super::stale::*;
 use super::transfer::*;
 use super::*;
 use crate::cache::KeyBuilder;
 use crate::kernel::KernelBuild;
 use crate::matrix::Arch;
-use anyhow::Result;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 /// A synthetic entry of `bytes` bytes, created at `created`.

@@ -9,13 +9,11 @@
 //! entry into place, so a reader never sees half an entry; entries the
 //! cache already has are left alone.
 
-#![allow(unused_imports)]
 use super::gc::{POINTER_DIRS, all_keys, pointer_target, pointers};
-use super::size::human_bytes;
 use super::{Cache, ENTRY_INFO, EntryInfo, Key};
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

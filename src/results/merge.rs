@@ -443,8 +443,6 @@ fn merged_plan(ms: &[Manifest]) -> Plan {
     }
 }
 
-/// Copy a directory tree; a file that is already at the destination is
-/// an error, never overwritten.
 /// A shard artifact may come from a hostile job: a symlink in it could
 /// pull host files (`~/.ssh`) into the merged, uploaded run, and a FIFO
 /// would block the copy. lab writes only directories and regular files.
@@ -452,10 +450,13 @@ fn not_run_content(p: &Path) -> anyhow::Error {
     crate::error::input_error(format!(
         "{}: not a directory or regular file (a symlink, FIFO or device); \
          a run directory holds only what lab wrote, so this one is not merged",
-        crate::util::escape_controls(&p.display().to_string())
+        p.display()
     ))
 }
 
+/// Copy a directory tree; a file that is already at the destination is
+/// an error, never overwritten, and anything but a directory or regular
+/// file is refused (`not_run_content`).
 fn copy_tree(from: &Path, to: &Path) -> Result<()> {
     std::fs::create_dir_all(to).with_context(|| format!("creating {}", to.display()))?;
     for e in std::fs::read_dir(from)? {

@@ -96,9 +96,9 @@ pub fn names(ws: &[(String, Workload)]) -> String {
 /// The workloads a cell may run: the inline one, or every named one.
 fn all_workloads<'a>(
     ws: &'a [(String, Workload)],
-    pick: Option<&'a Loc<WorkloadRef>>,
+    pick: Option<&'a WorkloadRef>,
 ) -> Vec<&'a Workload> {
-    match pick.map(|p| &p.value) {
+    match pick {
         Some(WorkloadRef::Inline(w)) => vec![w],
         _ => ws.iter().map(|(_, w)| w).collect(),
     }
@@ -135,11 +135,7 @@ fn metric_unit(name: &str, ws: &[&Workload]) -> Option<String> {
 /// derived metric or a perf counter. A typo in `gate` would otherwise
 /// switch the CI gate off and let a regression through with exit 0.
 pub fn metric_names(path: &Path, text: &str, m: &super::Matrix) -> Result<()> {
-    let wls = all_workloads(&m.workloads, None);
-    let wls: Vec<&Workload> = match &m.workload {
-        Some(WorkloadRef::Inline(w)) => vec![w],
-        _ => wls,
-    };
+    let wls = all_workloads(&m.workloads, m.workload.as_ref());
     let perf: Vec<String> = m
         .perf
         .iter()
@@ -160,7 +156,7 @@ pub fn metric_names(path: &Path, text: &str, m: &super::Matrix) -> Result<()> {
             if known(n) {
                 continue;
             }
-            let shown = crate::util::clip(&crate::util::escape_controls(n), 80).into_owned();
+            let shown = crate::util::clip(n, 80);
             // The line of the key, so the message points at the list.
             let leaf = key.rsplit('.').next().unwrap_or(key);
             let line = text
@@ -202,7 +198,7 @@ pub fn derived(
 ) -> Result<Vec<DerivedSpec>> {
     let mut out: Vec<DerivedSpec> = Vec::new();
     let Some(defs) = defs else { return Ok(out) };
-    let wls = all_workloads(ws, pick);
+    let wls = all_workloads(ws, pick.map(|p| &p.value));
     for (name, def) in &defs.value.0 {
         let n = name.value.to_string();
         let at = |msg: String| err_at(path, def, format!("derived.{n}: {msg}"));

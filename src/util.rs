@@ -45,8 +45,8 @@ pub const MAX_MAIL_INPUT: u64 = 256 << 20;
 /// reads /dev/zero until memory runs out.
 pub fn read_input(path: &Path, what: &str, limit: u64) -> Result<Vec<u8>> {
     use std::io::Read;
-    let shown = escape_controls(&path.display().to_string()).into_owned();
-    let input = |msg: String| crate::error::input_error(format!("{what} {shown}: {msg}"));
+    let input =
+        |msg: String| crate::error::input_error(format!("{what} {}: {msg}", path.display()));
     let meta = match std::fs::metadata(path) {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {

@@ -32,7 +32,7 @@ pub fn default_root() -> Result<PathBuf> {
         if std::fs::metadata(&p).is_ok_and(|m| !m.is_dir()) {
             return Err(crate::error::input_error(format!(
                 "LAB_CACHE={} is not a directory: set it to a directory (made when missing)",
-                crate::util::escape_controls(&p.display().to_string())
+                p.display()
             )));
         }
         return Ok(p);

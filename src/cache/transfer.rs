@@ -70,7 +70,7 @@ pub fn export_from(
         if !entries.iter().any(|(_, i)| i.key.0.starts_with(k.as_str())) {
             return Err(crate::error::input_error(format!(
                 "no entry's key starts with '{}' in {}",
-                crate::util::escape_controls(k),
+                crate::util::clip(k, 100),
                 cache.root().display()
             )));
         }
@@ -220,7 +220,6 @@ fn check_unpacked(dir: &Path, info: &EntryInfo) -> std::result::Result<(), Strin
             let p = e.map_err(|e| e.to_string())?.path();
             let meta = std::fs::symlink_metadata(&p).map_err(|e| e.to_string())?;
             let rel = p.strip_prefix(dir).unwrap_or(&p).display().to_string();
-            let rel = crate::util::escape_controls(&rel).into_owned();
             if !(meta.is_dir() || meta.is_file()) {
                 return Err(format!(
                     "{rel} is a symlink, device or FIFO; an entry holds only files and directories"
@@ -240,7 +239,7 @@ fn check_unpacked(dir: &Path, info: &EntryInfo) -> std::result::Result<(), Strin
     if let Some(bad) = info.files.keys().find(|n| !safe_name(n)) {
         return Err(format!(
             "entry.json names '{}', which is not a file of the entry",
-            crate::util::clip(&crate::util::escape_controls(bad), 100)
+            crate::util::clip(bad, 100)
         ));
     }
     for (name, hash) in &have {
@@ -297,8 +296,8 @@ fn import_from_dir(
         if !safe_name(kind) || !safe_name(&key.0) || kind == "locks" {
             return Err(bad(format!(
                 "bad entry name {}/{}",
-                crate::util::escape_controls(kind),
-                crate::util::escape_controls(&key.0)
+                crate::util::clip(kind, 100),
+                crate::util::clip(&key.0, 100)
             )));
         }
         let src = tmp.join(kind).join(&key.0);
@@ -312,8 +311,8 @@ fn import_from_dir(
         if &info.kind != kind || &info.key != key {
             return Err(bad(format!(
                 "entry {kind}/{key} says it is {}/{}",
-                crate::util::escape_controls(&info.kind),
-                crate::util::escape_controls(&info.key.0)
+                crate::util::clip(&info.kind, 100),
+                crate::util::clip(&info.key.0, 100)
             )));
         }
         check_unpacked(&src, &info).map_err(|why| bad(format!("entry {kind}/{key}: {why}")))?;
@@ -339,7 +338,7 @@ fn import_from_dir(
     }
     let keys = all_keys(cache)?;
     for rel in &idx.pointers {
-        let shown = crate::util::escape_controls(rel);
+        let shown = crate::util::clip(rel, 100);
         let Some((dir, name)) = rel.split_once('/') else {
             return Err(bad(format!("bad pointer name {shown}")));
         };

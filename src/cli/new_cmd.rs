@@ -50,7 +50,7 @@ pub fn new(a: &NewArgs) -> Result<i32> {
     {
         return Err(crate::error::input_error(format!(
             "--out {}: exists and is not a regular file; lab new writes a new file or replaces one",
-            crate::util::escape_controls(&out.display().to_string())
+            out.display()
         )));
     }
     if !stdout && out.exists() && !a.force {
@@ -99,7 +99,8 @@ pub fn new(a: &NewArgs) -> Result<i32> {
         eprintln!(
             "lab new could not work out what the mail's fio job opens, so the draft cannot run \
              as written:\n  {}\nfix its setup or filename, then lab plan {}",
-            why.chars().take(400).collect::<String>(),
+            // The reason quotes the mail's file name: printed as any error.
+            super::printable(&why.chars().take(400).collect::<String>()),
             out.display()
         );
         return Ok(crate::error::exit::INCOMPLETE);

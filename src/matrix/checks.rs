@@ -84,7 +84,7 @@ fn check_name(m: &Matrix) -> Result<()> {
         bail!(
             "{}: name '{}' names the run directory: use letters, digits, '.', '_' or '-', not starting with '.'",
             m.path.display(),
-            crate::util::escape_controls(n)
+            crate::util::clip(n, 100)
         );
     }
     Ok(())

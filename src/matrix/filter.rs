@@ -17,7 +17,7 @@ impl Filter {
             let Some((k, v)) = part.split_once('=') else {
                 bail!(
                     "--filter: '{}' is not key=value (e.g. arch=x86_64,hz=100)",
-                    crate::util::clip(&crate::util::escape_controls(part), 100)
+                    crate::util::clip(part, 100)
                 );
             };
             let (k, v) = (k.trim().to_string(), v.trim().to_string());
@@ -40,7 +40,7 @@ impl Filter {
             if !names.contains(k) {
                 bail!(
                     "--filter: '{}' is not an axis of {}; axes: {}",
-                    crate::util::clip(&crate::util::escape_controls(k), 100),
+                    crate::util::clip(k, 100),
                     m.path.display(),
                     names.join(", ")
                 );
@@ -60,7 +60,7 @@ impl Filter {
                     let more = known.len().saturating_sub(20);
                     bail!(
                         "--filter: {k}={} matches nothing; {k} is one of {}{}",
-                        crate::util::clip(&crate::util::escape_controls(v), 100),
+                        crate::util::clip(v, 100),
                         known[..known.len().min(20)].join(", "),
                         if more > 0 {
                             format!(" and {more} more")

@@ -153,90 +153,69 @@ fn imported(d: &Path) -> bool {
     d.join("cache/kernel").join(KEY).exists()
 }
 
+/// Import an archive of one entry made by `make` with entry.json's
+/// `files`, into an empty cache: the directory, lab's output, the time.
+fn import(
+    make: impl FnOnce(&Path),
+    files: serde_json::Value,
+) -> (tempfile::TempDir, Output, Duration) {
+    let d = tempfile::tempdir().unwrap();
+    let tar = archive(d.path(), make, files);
+    let t = Instant::now();
+    let o = lab(d.path(), &["cache", "import", tar.to_str().unwrap()]);
+    (d, o, t.elapsed())
+}
+
+/// The import is refused at once (exit 3, naming why), and nothing of
+/// the entry reaches the cache.
+fn refused(make: impl FnOnce(&Path), files: serde_json::Value, why: &str) {
+    let (d, o, took) = import(make, files);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(stderr(&o).contains(why), "{}", stderr(&o));
+    assert!(!imported(d.path()));
+    assert!(took < Duration::from_secs(10));
+}
+
 /// Before: a symlink entry out of the cache was imported and listed as
 /// valid; a name like `../../dev/zero` in entry.json hung the hash; a
 /// file whose hash did not match was imported; setuid bits were kept.
 #[test]
 fn cache_import_trusts_nothing_it_unpacks() {
     // A good entry imports.
-    let d = tempfile::tempdir().unwrap();
-    let tar = archive(
-        d.path(),
+    let (d, o, _) = import(
         |e| std::fs::write(e.join("bzImage"), "kernel").unwrap(),
         serde_json::json!({"bzImage": hash(b"kernel")}),
     );
-    let o = lab(d.path(), &["cache", "import", tar.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(imported(d.path()));
 
     // A symlink to a host file.
-    let d = tempfile::tempdir().unwrap();
-    let tar = archive(
-        d.path(),
+    refused(
         |e| std::os::unix::fs::symlink("/etc/passwd", e.join("bzImage")).unwrap(),
         serde_json::json!({}),
+        "bzImage is a symlink, device or FIFO",
     );
-    let o = lab(d.path(), &["cache", "import", tar.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("bzImage is a symlink, device or FIFO"),
-        "{}",
-        stderr(&o)
-    );
-    assert!(!imported(d.path()));
-
     // A hash that does not match.
-    let d = tempfile::tempdir().unwrap();
-    let tar = archive(
-        d.path(),
+    refused(
         |e| std::fs::write(e.join("bzImage"), "evil").unwrap(),
         serde_json::json!({"bzImage": hash(b"kernel")}),
+        "does not match the blake3",
     );
-    let o = lab(d.path(), &["cache", "import", tar.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("does not match the blake3"),
-        "{}",
-        stderr(&o)
-    );
-    assert!(!imported(d.path()));
-
     // An artifact with no hash at all.
-    let d = tempfile::tempdir().unwrap();
-    let tar = archive(
-        d.path(),
+    refused(
         |e| std::fs::write(e.join("bzImage"), "evil").unwrap(),
         serde_json::json!({}),
+        "bzImage has no blake3",
     );
-    let o = lab(d.path(), &["cache", "import", tar.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("bzImage has no blake3"),
-        "{}",
-        stderr(&o)
-    );
-
-    // entry.json naming a file outside the entry: refused at once.
-    let d = tempfile::tempdir().unwrap();
-    let tar = archive(
-        d.path(),
+    // entry.json naming a file outside the entry.
+    refused(
         |_| {},
         serde_json::json!({"../../../../dev/zero": "00"}),
+        "not a file of the entry",
     );
-    let t = Instant::now();
-    let o = lab(d.path(), &["cache", "import", tar.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("not a file of the entry"),
-        "{}",
-        stderr(&o)
-    );
-    assert!(t.elapsed() < Duration::from_secs(10));
 
     // setuid and setgid bits are cleared.
-    let d = tempfile::tempdir().unwrap();
-    let tar = archive(
-        d.path(),
+    let (d, o, _) = import(
         |e| {
             let p = e.join("bzImage");
             std::fs::write(&p, "kernel").unwrap();
@@ -244,7 +223,6 @@ fn cache_import_trusts_nothing_it_unpacks() {
         },
         serde_json::json!({"bzImage": hash(b"kernel")}),
     );
-    let o = lab(d.path(), &["cache", "import", tar.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let mode = std::fs::metadata(d.path().join("cache/kernel").join(KEY).join("bzImage"))
         .unwrap()
@@ -260,9 +238,7 @@ fn cache_import_refuses_a_device_node() {
         eprintln!("skipped: making a device node needs root");
         return;
     }
-    let d = tempfile::tempdir().unwrap();
-    let tar = archive(
-        d.path(),
+    refused(
         |e| {
             let st = Command::new("mknod")
                 .arg(e.join("bzImage"))
@@ -272,10 +248,8 @@ fn cache_import_refuses_a_device_node() {
             assert!(st.success());
         },
         serde_json::json!({}),
+        "bzImage is a symlink, device or FIFO",
     );
-    let o = lab(d.path(), &["cache", "import", tar.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
-    assert!(!imported(d.path()));
 }
 
 /// Terminal escapes from a run directory or a cache entry are printed as

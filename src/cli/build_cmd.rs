@@ -62,7 +62,10 @@ pub fn build(m: &MatrixArgs, jobs: Option<usize>) -> Result<i32> {
         anyhow::bail!(crate::interrupt::Interrupted);
     }
     for (id, e) in &failed {
-        eprintln!("error: kernel {id}: {}", super::printable(&format!("{e:#}")));
+        eprintln!(
+            "error: kernel {id}: {}",
+            super::printable(&format!("{e:#}"))
+        );
     }
     Ok(if failed.is_empty() { 0 } else { 1 })
 }

@@ -446,7 +446,8 @@ fn fio_options(mut f: FioDef) -> Result<FioDef> {
     let global = |k: &str, named: bool| named || f.extra.contains_key(k);
     let (rw, file) = (
         global("rw", f.rw.is_some()),
-        global("filename", f.filename.is_some()),
+        // fio makes its own files in a `directory`.
+        global("filename", f.filename.is_some()) || global("directory", false),
     );
     let mut seen = Vec::new();
     for j in &mut f.jobs {
@@ -468,7 +469,8 @@ fn fio_options(mut f: FioDef) -> Result<FioDef> {
             .map_err(err)?
             .unwrap_or_default();
         for (k, have) in [("rw", rw), ("filename", file)] {
-            if !have && !map.contains_key(k) {
+            let named = map.contains_key(k) || (k == "filename" && map.contains_key("directory"));
+            if !have && !named {
                 return Err(err(format!(
                     "job '{}' has no {k}, and there is no global one",
                     j.name

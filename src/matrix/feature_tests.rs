@@ -532,3 +532,34 @@ fn fio_options_beside_the_named_ones_are_options() {
         "{e}"
     );
 }
+
+/// What a fio job may open: a `directory` under a mount (fio makes the
+/// files), a file per job, and NVMe's generic character device; a job
+/// without any is refused, and so is a job on a device nothing makes.
+#[test]
+fn fio_targets_per_job_in_a_directory_and_on_the_generic_device() {
+    let head = "version: 1\nname: t\nvariants: [{name: a}]\nkernel_axes: {arch: [x86_64]}\n\
+                boot: {null_blk: {nr_devices: 2, shared_tags: 1}, nvme: [{size: 1G}]}\n";
+    let dir = format!(
+        "{head}setup:\n  - mkfs: {{fs: ext4, device: /dev/nullb0}}\n  - mount: {{device: /dev/nullb0, dir: /mnt/t, fs: ext4}}\n\
+         workload:\n  fio: {{directory: /mnt/t, rw: randwrite, size: 16M}}\n"
+    );
+    let p = parse(&dir).unwrap().plan().unwrap();
+    assert_eq!(p.boots[0].null_blk["shared_tags"], "1");
+    let e = err_of(&dir.replace("directory: /mnt/t", "directory: /mnt/u"));
+    assert!(
+        e.contains("filename '/mnt/u/': not under a directory"),
+        "{e}"
+    );
+    let jobs = format!(
+        "{head}workload:\n  fio:\n    rw: randread\n    jobs:\n      - {{name: n0, options: {{filename: /dev/nullb1}}}}\n      - {{name: g0, options: {{filename: /dev/ng0n1, ioengine: io_uring_cmd}}}}\n"
+    );
+    assert!(parse(&jobs).is_ok(), "{}", err_of(&jobs));
+    let e = err_of(&jobs.replace("/dev/ng0n1", "/dev/ng1n1"));
+    assert!(
+        e.contains("filename '/dev/ng1n1': no device of the boot") && e.contains("/dev/ng0n1"),
+        "{e}"
+    );
+    let e = err_of(&jobs.replace("filename: /dev/nullb1", "bs: 4k"));
+    assert!(e.contains("job 'n0' has no filename"), "{e}");
+}

@@ -47,8 +47,11 @@ impl Devices {
         {
             return self.configfs_nullb || n < self.nullb;
         }
+        // /dev/ngXnY is the namespace's generic character device (kernels
+        // from 5.13), for io_uring passthrough.
         if let Some((c, ns)) = dev
             .strip_prefix("/dev/nvme")
+            .or_else(|| dev.strip_prefix("/dev/ng"))
             .and_then(|r| r.split_once('n'))
             && let (Ok(c), Ok(ns)) = (c.parse::<usize>(), ns.parse::<u32>())
         {
@@ -60,6 +63,7 @@ impl Devices {
     fn known(&self) -> String {
         let mut v: Vec<String> = (0..self.nullb).map(|i| format!("/dev/nullb{i}")).collect();
         v.extend((0..self.nvme).map(|i| format!("/dev/nvme{i}n1")));
+        v.extend((0..self.nvme).map(|i| format!("/dev/ng{i}n1")));
         v.extend(self.made.iter().cloned());
         if v.is_empty() {
             "none".into()
@@ -112,11 +116,33 @@ pub fn check_cell(
     if d.shell {
         return Ok(());
     }
-    let directory = f.extra.get("directory").map(|v| v.to_string());
-    let files: Vec<String> = match (&f.filename, &directory) {
-        (Some(names), _) => names.split(':').map(str::to_string).collect(),
-        (None, Some(dir)) => vec![format!("{}/", dir.trim_end_matches('/'))],
-        (None, None) => {
+    let files = |filename: Option<String>, directory: Option<String>| match (filename, directory) {
+        (Some(names), _) => Some(names.split(':').map(str::to_string).collect::<Vec<_>>()),
+        (None, Some(dir)) => Some(vec![format!("{}/", dir.trim_end_matches('/'))]),
+        (None, None) => None,
+    };
+    let global = files(
+        f.filename.clone(),
+        f.extra.get("directory").map(|v| v.to_string()),
+    );
+    // Each job opens its own file, or the global one.
+    let per_job: Option<Vec<String>> = f
+        .jobs
+        .iter()
+        .map(|j| match &j.options {
+            Some(super::schema::FioOptions::Map(m)) => files(
+                m.get("filename").map(|v| v.to_string()),
+                m.get("directory").map(|v| v.to_string()),
+            )
+            .or_else(|| global.clone()),
+            _ => global.clone(),
+        })
+        .collect::<Option<Vec<_>>>()
+        .map(|v| v.concat());
+    let files: Vec<String> = match (global.clone(), per_job) {
+        (_, Some(jobs)) if !f.jobs.is_empty() => jobs,
+        (Some(g), _) => g,
+        _ => {
             return Err(CellError::Workload(
                 "filename: the fio job names no file or device, so it would write into the \
                  guest's root file system; give filename: a device of the boot, \

@@ -105,7 +105,7 @@ impl Devices {
 const MAX_CPUS: u32 = 2;
 
 /// null_blk module parameters a matrix's `boot.null_blk` takes.
-const NULL_BLK_KEYS: [&str; 10] = [
+const NULL_BLK_KEYS: [&str; 11] = [
     "nr_devices",
     "gb",
     "memory_backed",
@@ -116,6 +116,7 @@ const NULL_BLK_KEYS: [&str; 10] = [
     "poll_queues",
     "hw_queue_depth",
     "bs",
+    "shared_tags",
 ];
 
 pub(super) fn boot(p: &mut Proposal, scan: &Scan, dv: &Devices, f: &facts::Facts) {

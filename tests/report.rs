@@ -300,6 +300,43 @@ fn reply_of_the_stored_dm_delay_run() {
     );
 }
 
+/// A claim with no `source:` and no `from_variant` reads the one mail
+/// given with `--mail`: the same 8 values bind as through the patch
+/// mail. With no mail, or two, it says what to give.
+#[test]
+fn a_claim_without_a_source_reads_the_one_mail_given() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("matrices/dm-delay.yaml"))
+        .unwrap()
+        .replace("from_variant: after", "row_variants: {}")
+        .replace("    tolerance: 15%\n", "");
+    assert!(!text.contains("from_variant"), "{text}");
+    let m = lab::matrix::Matrix::parse(&root.join("matrices/dm-delay.yaml"), &text).unwrap();
+    assert_eq!(m.claims[0].tolerance.value, "15%");
+    let plan = m.plan().unwrap();
+    let mail = root.join("tests/data/patches/dm-delay-ns-expiry.mbox");
+    let metrics = lab::matrix::claims::command_metrics(&m);
+    let bound = |mails: &[std::path::PathBuf]| {
+        let (sources, problems) = lab::results::claim_sources::gather(&m, mails, &[]);
+        let claims =
+            lab::results::claim_sources::bind_all(&m.claims, &sources, &problems, &plan, &metrics);
+        (claims[0].values.len(), claims[0].unbound(), problems)
+    };
+    let (values, unbound, problems) = bound(std::slice::from_ref(&mail));
+    assert_eq!((values, unbound), (8, 0), "{problems:?}");
+    let (_, _, problems) = bound(&[]);
+    assert!(
+        problems[0]
+            .contains("no source: give source: {mail: FILE}, from_variant, or one --mail file"),
+        "{problems:?}"
+    );
+    let (_, _, problems) = bound(&[mail.clone(), mail]);
+    assert!(
+        problems[0].contains("no source, and 2 --mail/--claims files"),
+        "{problems:?}"
+    );
+}
+
 /// `lab claims check` on the dm-delay matrix and the repo's copy of the
 /// patch mail: all 8 values bind, each to the 6 cells (3 HZ x 2 arches)
 /// of its delay and variant, on write.lat_mean.

@@ -20,6 +20,24 @@ pub const SKIP: &str = "-";
 /// kernel build and the guest.
 const CONDITION_KEYS: [&str; 3] = ["arch", "hz", "clocksource"];
 
+/// Where a claim's errors point: its first key that has a place in the
+/// file (the tolerance may be the default, which has none).
+fn anchor(c: &ClaimDef) -> &Loc<String> {
+    [
+        Some(&c.tolerance),
+        c.metric.as_ref(),
+        c.unit.as_ref(),
+        c.from_variant.as_ref(),
+        c.row_axis.as_ref(),
+        c.group_axis.as_ref(),
+        c.column_axis.as_ref(),
+    ]
+    .into_iter()
+    .flatten()
+    .find(|l| l.referenced.line() > 0)
+    .unwrap_or(&c.tolerance)
+}
+
 /// Plan-time checks of every claim: axes, variants, metrics, units,
 /// tolerance, table index and condition keys, with file:line:col.
 pub(super) fn check(m: &Matrix) -> Result<()> {
@@ -41,7 +59,7 @@ pub(super) fn check(m: &Matrix) -> Result<()> {
                 format!("claims[{i}]: table counts from 1"),
             ));
         }
-        let anchor = &c.tolerance;
+        let anchor = anchor(c);
         for (label, v) in &c.row_variants {
             if m.variant(v).is_none() {
                 return Err(at(
@@ -56,13 +74,6 @@ pub(super) fn check(m: &Matrix) -> Result<()> {
             return Err(at(
                 v,
                 format!("from_variant '{}' is not a variant", v.value),
-            ));
-        }
-        if c.source.is_none() && c.from_variant.is_none() {
-            return Err(at(
-                anchor,
-                "no source: give source: {mail: FILE}, source: {message-id: ID} or from_variant"
-                    .into(),
             ));
         }
         if let Some(ClaimSourceDef::Mail { mail }) = &c.source {
@@ -146,7 +157,15 @@ pub(super) fn check(m: &Matrix) -> Result<()> {
                 }
                 metrics.extend(c.metrics.values().filter(|m| *m != SKIP));
             }
-            (_, Some(metric)) => metrics.push(&metric.value),
+            // `metrics:` beside other rows maps columns to metrics: a
+            // table of `IOPS` and `sys` columns for one variant.
+            (_, Some(metric)) => {
+                metrics.push(&metric.value);
+                metrics.extend(c.metrics.values().filter(|m| *m != SKIP));
+            }
+            (_, None) if !c.metrics.is_empty() => {
+                metrics.extend(c.metrics.values().filter(|m| *m != SKIP));
+            }
             (_, None) => return Err(at(anchor, "no metric: say which metric is claimed".into())),
         }
         let metric_anchor = c.metric.as_ref().unwrap_or(anchor);
@@ -155,7 +174,7 @@ pub(super) fn check(m: &Matrix) -> Result<()> {
                 return Err(at(
                     metric_anchor,
                     format!(
-                        "unknown metric '{name}': fio gives read|write|trim.lat|clat_mean|p50|p99|p99_9, .iops, .bw, .ios and cpu.usr|sys|ctx; a command workload, derived: and perf: name their own"
+                        "unknown metric '{name}': fio gives read|write|trim|sync.lat|clat_mean|p50|p90|p95|p99|p99_9, .iops, .ios, .bw|bw_kb|bw_kib|bw_mb|bw_mib and cpu.usr|sys|ctx, each also as JOB.NAME; a command workload, derived: and perf: name their own"
                     ),
                 ));
             };
@@ -260,30 +279,9 @@ pub fn metric_unit(metric: &str, commands: &[CommandMetricDef]) -> Option<Unit> 
         return parse_unit(&c.unit)
             .or_else(|| Some(unit("", c.unit.as_str(), UnitKind::Count, 1.0)));
     }
-    let symbol = match metric {
-        "cpu.usr" | "cpu.sys" => "%",
-        "cpu.ctx" => "count",
-        _ => {
-            let (dir, what) = metric.split_once('.')?;
-            if !["read", "write", "trim", "sync"].contains(&dir) {
-                return None;
-            }
-            match what {
-                "iops" if dir != "sync" => "IOPS",
-                "bw" if dir != "sync" => "B/s",
-                "ios" if dir != "sync" => "count",
-                _ => {
-                    let (kind, stat) = what.split_once('_')?;
-                    let ok = ["lat", "clat"].contains(&kind)
-                        && ["mean", "p50", "p99", "p99_9"].contains(&stat);
-                    if !ok {
-                        return None;
-                    }
-                    "ns"
-                }
-            }
-        }
-    };
+    // fio's names have one table, the one derived metrics use: every
+    // bandwidth unit, every percentile fio reports, per-job prefixes.
+    let symbol = super::derived::fio_metric_unit(metric)?;
     parse_unit(symbol)
 }
 
@@ -434,8 +432,15 @@ pub fn bind(
                 axes.push(("variant".into(), v.value.clone()));
             }
             b.axes = axes;
+            let column_metric = (def.rows.as_ref().map(|r| r.value) != Some(RowsDef::Metric))
+                .then(|| def.metrics.get(&column.name).cloned())
+                .flatten();
+            if column_metric.as_deref() == Some(SKIP) {
+                continue;
+            }
             let Some(metric) = coords
                 .metric
+                .or(column_metric)
                 .or(def.metric.as_ref().map(|m| m.value.clone()))
             else {
                 b.target = Target::Unbound("no metric for this row".into());
@@ -760,7 +765,7 @@ pub fn source_label(def: &ClaimDef) -> String {
         (Some(ClaimSourceDef::Mail { mail }), _) => mail.clone(),
         (Some(ClaimSourceDef::MessageId { message_id }), _) => format!("<{message_id}>"),
         (None, Some(v)) => format!("the patch mail of {}", v.value),
-        (None, None) => "no source".into(),
+        (None, None) => "the --mail file".into(),
     }
 }
 

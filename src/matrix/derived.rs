@@ -281,10 +281,10 @@ pub fn fio_metric_unit(name: &str) -> Option<&'static str> {
     if !["read", "write", "trim", "sync"].contains(&dir) {
         return None;
     }
-    let lat = ["lat", "clat", "slat"].iter().any(|k| {
+    let lat = ["lat", "clat"].iter().any(|k| {
         what.strip_prefix(k)
             .and_then(|r| r.strip_prefix('_'))
-            .is_some_and(|r| r == "mean" || r.starts_with('p'))
+            .is_some_and(|r| ["mean", "p50", "p90", "p95", "p99", "p99_9"].contains(&r))
     });
     if lat {
         return Some("ns");

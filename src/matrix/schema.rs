@@ -272,6 +272,8 @@ pub struct NullBlkDef {
     pub poll_queues: Option<Scalar>,
     pub hw_queue_depth: Option<Scalar>,
     pub bs: Option<Scalar>,
+    /// One tag set shared by all the devices.
+    pub shared_tags: Option<Scalar>,
 }
 
 #[derive(Debug, Default, Deserialize, Clone, Serialize, PartialEq)]
@@ -587,7 +589,8 @@ pub struct ClaimDef {
     /// Rows that are variants or metrics rather than axis values.
     #[serde(default)]
     pub rows: Option<Loc<RowsDef>>,
-    /// For `rows: metric`: row label → metric.
+    /// For `rows: metric`: row label → metric. Otherwise column → metric,
+    /// for a table whose columns measure different things (`IOPS`, `sys`).
     #[serde(default)]
     pub metrics: std::collections::BTreeMap<String, String>,
     /// The group headers above blocks of rows (the first key column) are
@@ -614,7 +617,9 @@ pub struct ClaimDef {
     /// The unit of the claimed values when the table names none.
     #[serde(default)]
     pub unit: Option<Loc<String>>,
-    /// Allowed relative difference, e.g. `15%`.
+    /// Allowed relative difference, e.g. `15%`; [`DEFAULT_TOLERANCE`]
+    /// when absent, as a reviewer writing a quick check expects.
+    #[serde(default = "default_tolerance")]
     pub tolerance: Loc<String>,
     /// The conditions the claim was measured under, e.g. `{arch: arm64, hz: 100}`.
     #[serde(default)]
@@ -640,6 +645,17 @@ pub enum ClaimSourceDef {
 pub enum RowsDef {
     Variant,
     Metric,
+}
+
+/// The tolerance of a claim that gives none: the one `lab new` writes.
+pub const DEFAULT_TOLERANCE: &str = "15%";
+
+fn default_tolerance() -> Loc<String> {
+    Spanned::new(
+        DEFAULT_TOLERANCE.to_string(),
+        serde_saphyr::Location::UNKNOWN,
+        serde_saphyr::Location::UNKNOWN,
+    )
 }
 
 fn first() -> Loc<usize> {

@@ -78,13 +78,30 @@ fn source_of(
                 list(searched)
             ))
         }
+        None if def.from_variant.is_none() => match searched {
+            // A reviewer checking one mail's numbers gives that mail and
+            // no source: the claim reads it.
+            [only] => Ok((
+                String::new(),
+                crate::util::display_path(only),
+                tables_of(only)?,
+            )),
+            [] => {
+                Err("no source: give source: {mail: FILE}, from_variant, or one --mail file".into())
+            }
+            _ => Err(format!(
+                "no source, and {} --mail/--claims files ({}): say which with source: {{mail: FILE}} or {{message-id: ID}}",
+                searched.len(),
+                list(searched)
+            )),
+        },
         None => {
             let Some(v) = def
                 .from_variant
                 .as_ref()
                 .and_then(|v| matrix.variant(&v.value))
             else {
-                return Err("no source and no from_variant".into());
+                return Err("from_variant names no variant".into());
             };
             for p in &v.patches {
                 let files: Vec<PathBuf> = match p {

@@ -323,6 +323,65 @@ fn metric_units_follow_how_lab_stores_them() {
     assert_eq!(u("cpu.sys"), Some(("%".into(), UnitKind::Percent)));
     assert_eq!(u("sync.iops"), None);
     assert_eq!(u("write.lat_p42"), None);
+    // One vocabulary with derived metrics and fio's parser: every
+    // bandwidth unit and percentile fio reports, and per-job names.
+    assert_eq!(
+        u("write.bw_mb"),
+        Some(("MB/s".into(), UnitKind::Throughput))
+    );
+    assert_eq!(u("read.clat_p95"), Some(("ns".into(), UnitKind::Time)));
+    assert_eq!(u("n0.read.iops"), Some(("IOPS".into(), UnitKind::Rate)));
+    assert_eq!(u("read.slat_mean"), None);
+}
+
+/// What a reviewer leaves out when checking one mail: the tolerance (the
+/// one `lab new` writes) and the source (the one `--mail` file); and a
+/// `metrics:` map over columns when the rows are axis values.
+#[test]
+fn defaults_a_quick_claim_relies_on_and_metrics_per_column() {
+    let m = matrix(
+        "  - {row_axis: threads, columns: {IOPS: after, sys: after}, metrics: {IOPS: read.iops, sys: cpu.sys}}\n",
+    )
+    .unwrap();
+    let c = &m.claims[0];
+    assert_eq!(c.tolerance.value, crate::matrix::schema::DEFAULT_TOLERANCE);
+    assert_eq!(source_label(c), "the --mail file");
+    let t = table(
+        &["threads"],
+        &[("IOPS", None), ("sys", Some("%"))],
+        &[(&["1"], &[num(1000.0), num(12.0)])],
+    );
+    let b = bind(1, c, &t, &m.plan().unwrap(), &[]);
+    let metrics: Vec<(&str, &str)> = b
+        .iter()
+        .map(|b| (b.column.as_str(), b.metric.as_str()))
+        .collect();
+    assert_eq!(metrics, [("IOPS", "read.iops"), ("sys", "cpu.sys")]);
+    assert_eq!(
+        cells(&b[0]),
+        [
+            "x86_64-hz100-after:io_poll=0,io_poll_delay=-1,threads=1",
+            "x86_64-hz100-after:io_poll=0,io_poll_delay=0,threads=1",
+            "x86_64-hz100-after:io_poll=1,io_poll_delay=-1,threads=1",
+            "x86_64-hz100-after:io_poll=1,io_poll_delay=0,threads=1",
+            "x86_64-hz1000-after:io_poll=0,io_poll_delay=-1,threads=1",
+            "x86_64-hz1000-after:io_poll=0,io_poll_delay=0,threads=1",
+            "x86_64-hz1000-after:io_poll=1,io_poll_delay=-1,threads=1",
+            "x86_64-hz1000-after:io_poll=1,io_poll_delay=0,threads=1"
+        ]
+    );
+    // A column mapped to `-` is no claim; an unknown metric in the map is
+    // an error at plan time.
+    let skip = matrix(
+        "  - {row_axis: threads, columns: {IOPS: after, sys: after}, metrics: {IOPS: read.iops, sys: \"-\"}}\n",
+    )
+    .unwrap();
+    assert_eq!(
+        bind(1, &skip.claims[0], &t, &skip.plan().unwrap(), &[]).len(),
+        1
+    );
+    let e = err("  - {row_axis: threads, columns: {IOPS: after}, metrics: {IOPS: read.iopz}}\n");
+    assert!(e.contains("unknown metric 'read.iopz'"), "{e}");
 }
 
 #[test]

@@ -457,7 +457,10 @@ fn claim(c: &ClaimDraft, mail: &str) -> String {
         4,
         "A draft's tolerance: tighten it once an A/A run shows the noise.",
     );
-    o.push_str("    tolerance: 15%\n");
+    o.push_str(&format!(
+        "    tolerance: {}\n",
+        crate::matrix::schema::DEFAULT_TOLERANCE
+    ));
     if !c.conditions.is_empty() {
         let cs: Vec<String> = c
             .conditions

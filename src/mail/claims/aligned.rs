@@ -106,6 +106,10 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
 /// The header at `h`: a line of names, or a line of spanning names over
 /// one of more column names. Returns the headers and the next line.
 fn headers_at(lines: &[Line], h: usize) -> Option<(Headers, usize)> {
+    // A rule under a header is never a header itself.
+    if is_rule(&lines.get(h)?.text) {
+        return None;
+    }
     let first = split(&lines.get(h)?.text);
     // Most lines are no header; the sentence test is the dearer one.
     if !is_header(&first) || super::measures::is_prose_line(&lines[h].text) {

@@ -224,6 +224,38 @@ pub struct Headers {
     pub names: Vec<Cell>,
 }
 
+/// The header without the columns no row has a cell under (a `diff`
+/// column left empty in a "before" table): rows narrower than their
+/// header then line up by position, not from the right.
+fn without_empty_columns(headers: &Headers, body: &[BodyLine]) -> Headers {
+    let cells: Vec<&Cell> = body
+        .iter()
+        .filter_map(|b| match b {
+            BodyLine::Row { cells, .. } => Some(cells.iter()),
+            BodyLine::Group { .. } => None,
+        })
+        .flatten()
+        .collect();
+    // Right-aligned numbers under a left-aligned name may start a
+    // little before it or end a little after: two columns of slack.
+    let under = |n: &Cell| {
+        cells
+            .iter()
+            .any(|c| c.start <= n.end + 2 && c.end + 2 >= n.start)
+    };
+    let names: Vec<Cell> = headers
+        .names
+        .iter()
+        .enumerate()
+        .filter(|(i, n)| *i == 0 || under(n))
+        .map(|(_, n)| n.clone())
+        .collect();
+    Headers {
+        spans: headers.spans.clone(),
+        names,
+    }
+}
+
 /// The table from its headers and body. None when the first row does
 /// not fit the header at all.
 pub fn build(headers: &Headers, body: Vec<BodyLine>) -> Option<Draft> {
@@ -232,6 +264,13 @@ pub fn build(headers: &Headers, body: Vec<BodyLine>) -> Option<Draft> {
         BodyLine::Group { .. } => None,
     })?;
     let width = first.len();
+    let narrowed;
+    let headers = if width < headers.names.len() {
+        narrowed = without_empty_columns(headers, &body);
+        &narrowed
+    } else {
+        headers
+    };
     let names: Vec<&str> = headers.names.iter().map(|c| c.text.trim()).collect();
     let (mut key_names, value_names, keys): (Vec<String>, Vec<&Cell>, usize) =
         match width.checked_sub(names.len())? {

@@ -377,3 +377,18 @@ fn a_line_of_megabytes_is_not_read() {
     assert!(!b.is_empty());
     assert_eq!(format!("{a:?}"), format!("{b:?}"));
 }
+
+/// A header over a `====` rule, with a last column (`diff`) that the
+/// rows leave empty: the rule is no header, and the rows line up with
+/// the header by position (tabs at 8), not from the right.
+#[test]
+fn a_ruled_header_with_an_empty_last_column() {
+    let text = "Results before the patches:\n\nDevice\t\tIOPS\tsys\tcontention\tdiff\n\
+                ====================================================\n\
+                null_blk\t879K\t89%\t93.6%\nnvme0n1\t\t901K\t86%\t94.5%\n\nwhich looks bad\n";
+    let t = extract(text.as_bytes()).unwrap();
+    let d = dump(&t);
+    assert!(d.contains("keys: Device\ncolumns: IOPS[IOPS=IOPS] | sys[-] | contention[-]\n"), "{d}");
+    assert!(d.contains("[null_blk] (-): 879000 | 89{%=%} | 93.6{%=%}\n"), "{d}");
+    assert!(d.contains("[nvme0n1] (-): 901000 | 86{%=%} | 94.5{%=%}\n"), "{d}");
+}

@@ -102,7 +102,9 @@ pub(super) fn check(m: &Matrix) -> Result<()> {
         for a in c.row_axis.iter().chain(&c.row_axes) {
             axis_ok(a, "row axis")?;
         }
-        if let Some(a) = &c.group_axis {
+        // `group_axis: variant`: the group headers are the variants
+        // (`Base:` over some rows, `Patched:` over the others).
+        if let Some(a) = c.group_axis.as_ref().filter(|a| a.value != "variant") {
             axis_ok(a, "group_axis")?;
         }
         if let Some(a) = &c.column_axis {
@@ -578,7 +580,18 @@ fn row_coords(
         if keys.is_empty() {
             return Err("the row has no group header".into());
         }
-        out.axes.push((g.value.clone(), keys.remove(0).clone()));
+        let group = keys.remove(0).clone();
+        let value = if g.value == "variant" {
+            plan.cells
+                .iter()
+                .map(|c| &c.variant)
+                .find(|v| v.eq_ignore_ascii_case(group.trim()))
+                .ok_or_else(|| format!("group '{group}' is not a variant of the plan"))?
+                .clone()
+        } else {
+            group
+        };
+        out.axes.push((g.value.clone(), value));
     }
     let last = || {
         keys.last()

@@ -89,6 +89,22 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
         }
         break;
     }
+    // Groups further down, but none over the first rows: the label above
+    // the header (`Base:`, a blank line, the table) names the first group.
+    if matches!(body.first(), Some(BodyLine::Row { .. }))
+        && body.iter().any(|b| matches!(b, BodyLine::Group { .. }))
+        && let Some(k) = (i.saturating_sub(2)..i)
+            .rev()
+            .find(|&k| !lines[k].is_blank())
+        && is_leading_group(lines[k].text.trim())
+    {
+        body.insert(
+            0,
+            BodyLine::Group {
+                text: group_name(&lines[k].text),
+            },
+        );
+    }
     let rows = body
         .iter()
         .filter(|b| matches!(b, BodyLine::Row { .. }))

@@ -388,7 +388,16 @@ fn a_ruled_header_with_an_empty_last_column() {
                 null_blk\t879K\t89%\t93.6%\nnvme0n1\t\t901K\t86%\t94.5%\n\nwhich looks bad\n";
     let t = extract(text.as_bytes()).unwrap();
     let d = dump(&t);
-    assert!(d.contains("keys: Device\ncolumns: IOPS[IOPS=IOPS] | sys[-] | contention[-]\n"), "{d}");
-    assert!(d.contains("[null_blk] (-): 879000 | 89{%=%} | 93.6{%=%}\n"), "{d}");
-    assert!(d.contains("[nvme0n1] (-): 901000 | 86{%=%} | 94.5{%=%}\n"), "{d}");
+    assert!(
+        d.contains("keys: Device\ncolumns: IOPS[IOPS=IOPS] | sys[-] | contention[-]\n"),
+        "{d}"
+    );
+    assert!(
+        d.contains("[null_blk] (-): 879000 | 89{%=%} | 93.6{%=%}\n"),
+        "{d}"
+    );
+    assert!(
+        d.contains("[nvme0n1] (-): 901000 | 86{%=%} | 94.5{%=%}\n"),
+        "{d}"
+    );
 }

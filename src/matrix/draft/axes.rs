@@ -144,10 +144,112 @@ pub(super) fn workloads(
     p.workloads = Some(w);
 }
 
+/// The device lab has for a table's row label that names one:
+/// `null_blk` → `/dev/nullb0`, `nvme1n1` → `/dev/nvme1n1`, `NVMe` →
+/// `/dev/nvme0n1`.
+fn lab_device(label: &str) -> Option<String> {
+    let l = label.trim().to_ascii_lowercase();
+    let l = l.strip_prefix("/dev/").unwrap_or(&l);
+    let numbered = |pre: &str| {
+        l.strip_prefix(pre)
+            .filter(|r| !r.is_empty() && r.chars().all(|c| c.is_ascii_digit() || c == 'n'))
+            .map(|_| format!("/dev/{l}"))
+    };
+    if let Some(d) = numbered("nullb").or_else(|| numbered("nvme")) {
+        return Some(d);
+    }
+    match l.replace(['-', ' '], "_").as_str() {
+        "null_blk" | "nullblk" | "null_block" => Some("/dev/nullb0".into()),
+        "nvme" | "nvme_ssd" | "nvme_drive" => Some("/dev/nvme0n1".into()),
+        _ => None,
+    }
+}
+
+/// A table whose rows are devices (`null_blk`, `nvme0n1`) over one fio
+/// job: the devices become an axis `dev`, the job's file and the knobs
+/// under `/sys/block/` follow it, and the boot has every device.
+fn device_axis(p: &mut Proposal, t: &ClaimTable) -> bool {
+    if p.run_axes.iter().any(|(n, ..)| n == "dev") {
+        return false;
+    }
+    let Some(Workloads::One(j)) = &mut p.workloads else {
+        return false;
+    };
+    if !j.get("filename").is_some_and(|f| f.starts_with("/dev/")) {
+        return false;
+    }
+    for i in 0..t.key_columns.len() {
+        let mut labels: Vec<String> = Vec::new();
+        for r in &t.rows {
+            if let Some(k) = r.keys.get(i)
+                && !labels.contains(k)
+            {
+                labels.push(k.clone());
+            }
+        }
+        let devs: Option<Vec<String>> = labels.iter().map(|l| lab_device(l)).collect();
+        let Some(devs) = devs else { continue };
+        let mut distinct = devs.clone();
+        distinct.sort();
+        distinct.dedup();
+        if labels.len() < 2 || distinct.len() != devs.len() {
+            continue;
+        }
+        let map = |f: &dyn Fn(&str) -> String| {
+            let pairs: Vec<String> = labels
+                .iter()
+                .zip(&devs)
+                .map(|(l, d)| format!("'{l}': '{}'", f(d)))
+                .collect();
+            format!("{{{{ {{{}}}[dev] }}}}", pairs.join(", "))
+        };
+        j.set(
+            "filename",
+            &map(&|d| d.to_string()),
+            Some(format!(
+                "the device of the row, from the table \"{}\"",
+                t.caption.clone().unwrap_or_default()
+            )),
+        );
+        let sysfs = map(&|d| d.trim_start_matches("/dev/").to_string());
+        for (s, _) in p.setup.iter_mut() {
+            if let Step::Knob { path, .. } = s
+                && let Some(rest) = path.strip_prefix("/sys/block/")
+                && let Some((dev, tail)) = rest.split_once('/')
+                && devs.iter().any(|d| d.ends_with(&format!("/{dev}")))
+            {
+                *path = format!("/sys/block/{sysfs}/{tail}");
+            }
+        }
+        for d in &devs {
+            if let Some(n) = d
+                .strip_prefix("/dev/nvme")
+                .and_then(|r| r.split('n').next())
+                .and_then(|n| n.parse::<u32>().ok())
+            {
+                p.nvme = p.nvme.max(n + 1);
+            }
+        }
+        p.run_axes.push((
+            "dev".into(),
+            labels,
+            Some(format!(
+                "the devices the rows of the table \"{}\" were measured on",
+                t.caption.clone().unwrap_or(t.key_columns[i].clone())
+            )),
+        ));
+        return true;
+    }
+    false
+}
+
 /// Axes the tables' rows run over that no command varied: a table keyed
 /// by `QD` over one fio line at `--iodepth=32` measures each QD.
 pub(super) fn table_axes(p: &mut Proposal, tables: &[ClaimTable]) {
     for t in tables {
+        if device_axis(p, t) {
+            continue;
+        }
         for (i, col) in t.key_columns.iter().enumerate() {
             let Some(axis) = claim::axis_named(col) else {
                 continue;

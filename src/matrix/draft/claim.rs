@@ -122,6 +122,12 @@ pub struct ClaimDraft {
     /// Rows lab measures nothing for, and why.
     pub skipped: Vec<(String, String)>,
     pub columns: Vec<(String, String)>,
+    /// Column → metric, for a table whose columns measure different
+    /// things (`IOPS`, `sys`); `-` for a column lab measures nothing for.
+    pub column_metrics: Vec<(String, String)>,
+    /// The group headers above the rows are the variants (`Base:`,
+    /// `Patched:`): `group_axis: variant`, aliases naming them.
+    pub group_variants: bool,
     /// The variant every value belongs to when no column names one.
     pub from_variant: Option<String>,
     pub metric: Option<String>,
@@ -238,6 +244,8 @@ pub fn draft(n: usize, t: &ClaimTable, ctx: &Ctx) -> Result<ClaimDraft, String> 
         row_variants: vec![],
         skipped: vec![],
         columns: vec![],
+        column_metrics: vec![],
+        group_variants: false,
         from_variant: None,
         metric: None,
         unit: None,
@@ -269,6 +277,35 @@ pub fn draft(n: usize, t: &ClaimTable, ctx: &Ctx) -> Result<ClaimDraft, String> 
                 Side::Before => c.columns.push((col.name.clone(), "before".into())),
                 Side::After => c.columns.push((col.name.clone(), "after".into())),
                 _ => {}
+            }
+        }
+    }
+    if !before && !after {
+        c.column_metrics = column_metrics(t, &sides, ctx, &mut c.skipped);
+    }
+    // Row groups headed `Base:` and `Patched:` are the two variants.
+    if t.key_columns.len() >= 2 {
+        let mut groups: Vec<&str> = t
+            .rows
+            .iter()
+            .filter_map(|r| r.keys.first().map(String::as_str))
+            .collect();
+        groups.dedup();
+        let gs: Vec<Side> = groups.iter().map(|g| side(g)).collect();
+        if gs.contains(&Side::Before)
+            && gs.contains(&Side::After)
+            && gs.iter().all(|s| matches!(s, Side::Before | Side::After))
+        {
+            c.group_variants = true;
+            for (g, s) in groups.iter().zip(&gs) {
+                let v = if *s == Side::Before {
+                    "before"
+                } else {
+                    "after"
+                };
+                if !g.eq_ignore_ascii_case(v) && !c.aliases.iter().any(|(a, _)| a == g) {
+                    c.aliases.push((g.to_string(), v.into()));
+                }
             }
         }
     }
@@ -321,20 +358,33 @@ pub fn draft(n: usize, t: &ClaimTable, ctx: &Ctx) -> Result<ClaimDraft, String> 
         }
     } else if let Some((column, axis, aliases)) = row_axis(t, ctx) {
         c.rows = Rows::Axis { column, axis };
-        c.aliases = aliases;
+        c.aliases.extend(aliases);
     } else if t.rows.len() > 1 || t.rows.iter().any(|r| !r.keys.is_empty()) {
+        if !c.column_metrics.is_empty() {
+            // The columns are the metrics: the rows must be something
+            // the matrix varies.
+            return Err(format!(
+                "its rows ({}) match no axis of the matrix",
+                t.rows
+                    .iter()
+                    .map(|r| r.keys.join(" / "))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
         // Rows labelled by what they measure: `read IOPS`, `p99 lat`.
         c.rows = metric_rows(t, &caption, ctx, &mut c)?;
     }
     if c.columns.is_empty() && !rows_are_variants {
-        // One value column of a mail that patches: the patched kernel's.
+        // One value column of a mail that patches: the patched kernel's;
+        // or columns that each name a metric, all of one variant.
         let values = t
             .columns
             .iter()
             .zip(&sides)
             .filter(|(_, s)| **s != Side::Derived)
             .count();
-        if values != 1 {
+        if values != 1 && c.column_metrics.is_empty() {
             return Err(format!(
                 "its columns ({}) are not before and after",
                 t.columns
@@ -356,15 +406,23 @@ pub fn draft(n: usize, t: &ClaimTable, ctx: &Ctx) -> Result<ClaimDraft, String> 
             _ => "after",
         };
         c.from_variant = Some(v.into());
-        let col = t
-            .columns
-            .iter()
-            .zip(&sides)
-            .find(|(_, s)| **s != Side::Derived)
-            .map(|(c, _)| c.name.clone());
-        c.columns.push((col.unwrap_or_default(), v.into()));
+        if c.column_metrics.is_empty() {
+            let col = t
+                .columns
+                .iter()
+                .zip(&sides)
+                .find(|(_, s)| **s != Side::Derived)
+                .map(|(c, _)| c.name.clone());
+            c.columns.push((col.unwrap_or_default(), v.into()));
+        } else {
+            for (col, m) in &c.column_metrics {
+                if m != crate::matrix::claims::SKIP {
+                    c.columns.push((col.clone(), v.into()));
+                }
+            }
+        }
     }
-    if !matches!(c.rows, Rows::Metrics(_)) {
+    if !matches!(c.rows, Rows::Metrics(_)) && c.column_metrics.is_empty() {
         let words = format!(
             "{} {} {}",
             t.key_columns.join(" "),
@@ -402,6 +460,51 @@ pub fn draft(n: usize, t: &ClaimTable, ctx: &Ctx) -> Result<ClaimDraft, String> 
         c.conditions.push(("hz".into(), h.value.to_string()));
     }
     Ok(c)
+}
+
+/// Columns that each name what they measure (`IOPS`, `sys`, `lat
+/// (us)`), when there are two or more and at least two name a metric
+/// lab has: column → metric, `-` for the others (with the reason kept).
+/// Empty when the columns are not of that kind.
+fn column_metrics(
+    t: &ClaimTable,
+    sides: &[Side],
+    ctx: &Ctx,
+    skipped: &mut Vec<(String, String)>,
+) -> Vec<(String, String)> {
+    let values: Vec<&crate::mail::Column> = t
+        .columns
+        .iter()
+        .zip(sides)
+        .filter(|(_, s)| **s != Side::Derived)
+        .map(|(c, _)| c)
+        .collect();
+    if values.len() < 2 {
+        return vec![];
+    }
+    let mut out = Vec::new();
+    let mut why = Vec::new();
+    for col in &values {
+        let i = t.columns.iter().position(|c| c.name == col.name);
+        let unit = i
+            .and_then(|i| t.rows.iter().find_map(|r| t.unit_of(r, i)))
+            .map(|u| u.kind);
+        // The column's own words only: a caption names the table, not
+        // each column.
+        match row_metric(&col.name, unit, "", ctx) {
+            Ok(m) if !out.iter().any(|(_, x)| *x == m) => out.push((col.name.clone(), m)),
+            Ok(m) => why.push((col.name.clone(), format!("{m} is another column's"))),
+            Err(w) => why.push((col.name.clone(), w)),
+        }
+    }
+    if out.len() < 2 {
+        return vec![];
+    }
+    for (col, w) in why {
+        out.push((col.clone(), crate::matrix::claims::SKIP.into()));
+        skipped.push((col, w));
+    }
+    out
 }
 
 /// `rows: metric`: each row's metric from its label (the last key),

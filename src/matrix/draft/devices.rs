@@ -266,6 +266,66 @@ pub(super) fn mount_for_file(p: &mut Proposal, file: &str, dv: &Devices, words: 
     }
 }
 
+/// The I/O schedulers, by the name `queue/scheduler` takes and the
+/// source file that is theirs.
+const SCHEDULERS: [(&str, &str); 3] = [
+    ("mq-deadline", "block/mq-deadline.c"),
+    ("bfq", "block/bfq-"),
+    ("kyber", "block/kyber-iosched.c"),
+];
+
+/// A series about an I/O scheduler (its subject names it, or its
+/// diffstat touches its source) measures with that scheduler on: when
+/// the mail writes no `queue/scheduler` itself, the knob is set on the
+/// main device (an axis of devices moves it with them), and its config
+/// symbol follows from the knob.
+fn scheduler_under_test(p: &mut Proposal, dv: &Devices, lower: &str, subjects: &str) {
+    if p.setup
+        .iter()
+        .any(|(s, _)| matches!(s, Step::Knob { path, .. } if path.ends_with("/queue/scheduler")))
+    {
+        return;
+    }
+    let words = |s: &str, name: &str| {
+        s.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+            .any(|w| w == name)
+    };
+    let mut named: Vec<&str> = SCHEDULERS
+        .iter()
+        .filter(|(n, _)| words(subjects, n))
+        .map(|(n, _)| *n)
+        .collect();
+    let why = if named.is_empty() {
+        named = SCHEDULERS
+            .iter()
+            .filter(|(_, f)| lower.contains(f))
+            .map(|(n, _)| *n)
+            .collect();
+        "the patches change its source"
+    } else {
+        "the subject names it"
+    };
+    let Some(first) = named.first() else { return };
+    let mut note = format!("The scheduler under test: {why}.");
+    if named.len() > 1 {
+        note.push_str(&format!(
+            " The mail also names {}: make this an axis if its numbers are for them too.",
+            named[1..].join(", ")
+        ));
+    }
+    let dev = dv.main().trim_start_matches("/dev/").to_string();
+    let s = Step::Knob {
+        path: format!("/sys/block/{dev}/queue/scheduler"),
+        value: first.to_string(),
+    };
+    for c in needs(&s) {
+        if !p.config.iter().any(|(x, _)| x == c) {
+            p.config.push((c.to_string(), format!("for {first}")));
+        }
+    }
+    p.setup.push((s, Some(note)));
+}
+
 fn needs(s: &Step) -> Vec<&'static str> {
     match s {
         Step::Dm {
@@ -358,6 +418,7 @@ pub(super) fn setup(p: &mut Proposal, scan: &Scan, dv: &Devices, lower: &str, su
         }
         p.setup.push((s, Some(format!("\"{}\"", src.quote))));
     }
+    scheduler_under_test(p, dv, lower, subjects);
     if seen.iter().any(|s| matches!(s, Step::Dm { .. })) {
         return;
     }

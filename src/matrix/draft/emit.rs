@@ -408,6 +408,9 @@ fn claim(c: &ClaimDraft, mail: &str) -> String {
     if let Some(v) = &c.from_variant {
         o.push_str(&format!("    from_variant: {}\n", q(v)));
     }
+    if c.group_variants {
+        o.push_str("    group_axis: variant\n");
+    }
     match &c.rows {
         Rows::Axis { column, axis } => o.push_str(&format!(
             "    row_column: {}\n    row_axis: {}\n",
@@ -445,6 +448,15 @@ fn claim(c: &ClaimDraft, mail: &str) -> String {
             .map(|(k, v)| format!("{}: {}", q(k), q(v)))
             .collect();
         o.push_str(&format!("    columns: {{{}}}\n", cols.join(", ")));
+    }
+    if !c.column_metrics.is_empty() {
+        o.push_str("    metrics:\n");
+        for (col, m) in &c.column_metrics {
+            if let Some((_, why)) = c.skipped.iter().find(|(l, _)| l == col) {
+                comment(&mut o, 6, &format!("not a claim: {why}"));
+            }
+            o.push_str(&format!("      {}: {}\n", q(col), q(m)));
+        }
     }
     if let Some(m) = &c.metric {
         o.push_str(&format!("    metric: {}\n", q(m)));

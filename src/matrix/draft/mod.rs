@@ -443,6 +443,9 @@ fn claims(p: &mut Proposal, tables: &[ClaimTable]) {
     for c in &p.claims {
         let ms: Vec<String> = match &c.rows {
             claim::Rows::Metrics(ms) => ms.iter().map(|(_, m)| m.clone()).collect(),
+            _ if !c.column_metrics.is_empty() => {
+                c.column_metrics.iter().map(|(_, m)| m.clone()).collect()
+            }
             _ => c.metric.iter().cloned().collect(),
         };
         for m in ms {

@@ -371,3 +371,54 @@ fn odd_lines_never_panic_and_still_plan() {
         assert!(d.yaml.starts_with("# Drafted by `lab new`"), "{l:?}");
     }
 }
+
+/// Tables whose rows are devices and whose columns are metrics, in a
+/// patch to an I/O scheduler: a device axis that moves the fio file and
+/// the scheduler knob, the scheduler's config, and each of the 8 values
+/// bound to the one cell of its device and variant.
+#[test]
+fn rows_of_devices_and_columns_of_metrics_under_a_scheduler() {
+    let (d, m, plan) = drafted("new/device-rows-scheduler.eml", false);
+    assert_eq!(axis(&m, "dev"), ["nullb0", "nvme0n1"], "{}", d.yaml);
+    let files: Vec<String> = plan
+        .cells
+        .iter()
+        .map(|c| match &c.workload {
+            Some(Workload::Fio(f)) => f.filename.clone().unwrap_or_default(),
+            _ => String::new(),
+        })
+        .collect();
+    assert!(
+        files.contains(&"/dev/nullb0".to_string()) && files.contains(&"/dev/nvme0n1".to_string()),
+        "{files:?}"
+    );
+    assert!(
+        d.yaml.contains("/queue/scheduler\", value: kyber}"),
+        "{}",
+        d.yaml
+    );
+    assert!(d.yaml.contains("CONFIG_MQ_IOSCHED_KYBER=y"), "{}", d.yaml);
+    assert_eq!((d.claims, d.values), (1, 8), "{}", d.yaml);
+    assert!(d.yaml.contains("    group_axis: variant\n"), "{}", d.yaml);
+    assert!(
+        d.yaml
+            .contains("      IOPS: read.iops\n      \"lat (us)\": read.lat_mean\n"),
+        "{}",
+        d.yaml
+    );
+    let t = crate::mail::claims::extract(
+        &std::fs::read(data("new/device-rows-scheduler.eml")).unwrap(),
+    )
+    .unwrap();
+    let commands = crate::matrix::claims::command_metrics(&m);
+    let b = crate::matrix::claims::bind(1, &m.claims[0], &t[0], &plan, &commands);
+    assert_eq!(b.len(), 8);
+    for b in b {
+        let crate::matrix::claims::Target::Cells(cells) = &b.target else {
+            panic!("{b:?}");
+        };
+        let (group, dev) = b.row.split_once(" / ").unwrap();
+        let variant = if group == "Base" { "before" } else { "after" };
+        assert_eq!(cells, &[format!("x86_64-{variant}:dev={dev}")], "{b:?}");
+    }
+}

@@ -566,6 +566,12 @@ fn row_coords(
     plan: &Plan,
 ) -> Result<Coords, String> {
     let mut out = Coords::default();
+    // Rows whose keys are all empty are repeated samples of one value.
+    let keys: &[String] = if keys.iter().all(|k| k.trim().is_empty()) {
+        &[]
+    } else {
+        keys
+    };
     let aliased: Vec<String> = keys
         .iter()
         .map(|k| {

@@ -172,9 +172,15 @@ fn rest_of_line(d: &mut Draft, read_from: usize, job: &str, dir: &str, text: &st
             read.swap_remove(k);
             continue;
         }
-        let metric = match &n.name {
-            Some(name) => format!("{label} {name}"),
-            None => label.clone(),
+        // An unnamed number is named by what its unit measures, so the
+        // rows of one line stay apart: `(361MB/s)` is `read bw`, the
+        // `(10.1GiB/30001msec)` amount is `read io`.
+        let metric = match (&n.name, n.unit.as_ref().map(|u| u.kind)) {
+            (Some(name), _) => format!("{label} {name}"),
+            (None, Some(crate::mail::UnitKind::Throughput)) => format!("{label} bw"),
+            (None, Some(crate::mail::UnitKind::Size)) => format!("{label} io"),
+            (None, Some(crate::mail::UnitKind::Time)) => format!("{label} runtime"),
+            (None, _) => label.clone(),
         };
         d.rows.push(Row {
             keys: k3(job, dir, &metric),

@@ -375,6 +375,20 @@ fn caption_above(block: &[Line], from: usize, start: usize) -> Option<String> {
     if lines.is_empty() {
         return None;
     }
+    // A prompted command right above the numbers produced them: it is
+    // the caption, whatever prose comes before it (with the lines it
+    // continues with `\`).
+    let mut cmd = end - 1;
+    while cmd > begin && block[cmd - 1].text.trim_end().ends_with('\\') {
+        cmd -= 1;
+    }
+    let prompted = |t: &str| {
+        let t = t.trim_start();
+        (t.starts_with("$ ") || t.starts_with("# ")) && t.len() > 2
+    };
+    if cmd > begin && prompted(&block[cmd].text) {
+        return Some(lines[cmd - begin..].join(" "));
+    }
     let whole_paragraph = begin == from || block[begin - 1].is_blank();
     if lines.len() <= 3 && whole_paragraph {
         return Some(lines.join(" "));

@@ -401,3 +401,19 @@ fn a_ruled_header_with_an_empty_last_column() {
         "{d}"
     );
 }
+
+/// The prompted command right above numbers is their caption, even at
+/// the end of a paragraph of prose with no sentence break before it.
+#[test]
+fn a_command_above_the_numbers_is_their_caption() {
+    let text = "We thought it would be faster, but the results\nshow that it is not:\n\
+                $ sudo taskset -c 1 t/io_uring -b512 -d128 /dev/ng1n1\n\
+                IOPS=891.49K, BW=435MiB/s, IOS/call=32/31\nIOPS=891.07K, BW=435MiB/s, IOS/call=31/31\n";
+    let t = extract(text.as_bytes()).unwrap();
+    assert_eq!(
+        t[0].caption.as_deref(),
+        Some("$ sudo taskset -c 1 t/io_uring -b512 -d128 /dev/ng1n1"),
+        "{}",
+        dump(&t)
+    );
+}

@@ -123,9 +123,60 @@ pub(super) fn workloads(
             dropped.push(d.clone());
         }
     }
-    let (w, axis) = workload::combine(jobs, &prefer);
+    let each = jobs.clone();
+    let (mut w, mut axis) = workload::combine(jobs, &prefer);
+    // Named by fio's own `--name=` when the mail gave each job one.
+    if let Workloads::Named(ws) = &mut w {
+        let names: Vec<Option<String>> = ws
+            .iter()
+            .map(|(_, j)| {
+                let mut own = each
+                    .iter()
+                    .zip(&fio)
+                    .filter(|(x, _)| *x == j)
+                    .map(|(_, f)| f.name.clone());
+                own.next().flatten().filter(|n| workload::is_name(n))
+            })
+            .collect();
+        let mut distinct: Vec<&String> = names.iter().flatten().collect();
+        distinct.sort();
+        distinct.dedup();
+        // Only names lab made up (`job1`): an axis of option values
+        // (`iodepth: [1, 32]`) keeps them.
+        if distinct.len() == ws.len()
+            && let Some((k, values)) = &mut axis
+            && k == "wl"
+        {
+            for ((n, _), own) in ws.iter_mut().zip(&names) {
+                if let Some(own) = own {
+                    n.clone_from(own);
+                }
+            }
+            *values = ws.iter().map(|(n, _)| n.clone()).collect();
+        }
+    }
+    // Which cells each command measured: the numbers under a command
+    // bind to its workload's cells.
+    if let Some((k, _)) = &axis {
+        for (j, f) in each.iter().zip(&fio) {
+            let value = match &w {
+                Workloads::Named(ws) => ws.iter().find(|(_, x)| x == j).map(|(n, _)| n.clone()),
+                Workloads::One(_) => j.get(k).map(str::to_string),
+            };
+            if let Some(v) = value {
+                p.measured_by.push((f.src.quote.clone(), k.clone(), v));
+            }
+        }
+    }
     p.workload_notes
         .push(format!("From the mail's fio: {}.", srcs.join("; ")));
+    if fio.iter().any(|j| j.src.quote.contains("t/io_uring")) {
+        p.workload_notes.push(
+            "t/io_uring is run as the fio job it stands for (its options and \
+             defaults as fio's); without -r it runs until stopped: 5 s here."
+                .into(),
+        );
+    }
     for d in dropped {
         p.workload_notes.push(format!("Left out {d}."));
     }

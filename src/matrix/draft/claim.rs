@@ -140,6 +140,22 @@ pub struct ClaimDraft {
 pub struct Ctx<'a> {
     pub axes: &'a [(String, Vec<String>)],
     pub directions: Vec<&'static str>,
+    /// Commands that became workloads: text, axis, value.
+    pub measured_by: &'a [(String, String, String)],
+}
+
+/// The axis value of the workload a caption's command became: the
+/// numbers under `$ fio ...` are that job's.
+fn measured_by(caption: &str, ctx: &Ctx) -> Option<(String, String)> {
+    let norm = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let cap = norm(caption);
+    ctx.measured_by
+        .iter()
+        .find(|(quote, ..)| {
+            let q = norm(quote);
+            !q.is_empty() && cap.contains(&q)
+        })
+        .map(|(_, a, v)| (a.clone(), v.clone()))
 }
 
 static UNIT_WORD: LazyLock<Regex> = LazyLock::new(|| {
@@ -199,7 +215,12 @@ fn caption_program(caption: &str) -> Option<String> {
     };
     let mut words = cmd.split_whitespace();
     let mut w = words.next()?;
-    while ["time", "sudo", "taskset", "perf"].contains(&w) || w.starts_with('-') || w == "stat" {
+    // Wrappers, their options and a CPU list (`taskset -c 1,2`).
+    let cpus = |w: &str| w.chars().all(|c| c.is_ascii_digit() || ",-".contains(c));
+    while ["time", "sudo", "taskset", "perf", "numactl", "stat"].contains(&w)
+        || w.starts_with('-')
+        || cpus(w)
+    {
         w = words.next()?;
     }
     let prog = w.rsplit('/').next().unwrap_or(w);
@@ -221,8 +242,10 @@ pub fn names_no_cell(t: &ClaimTable) -> bool {
 /// Draft the claim for table `n` (from 1); Err says why there is none.
 pub fn draft(n: usize, t: &ClaimTable, ctx: &Ctx) -> Result<ClaimDraft, String> {
     let caption = t.caption.clone().unwrap_or_default();
+    // fio's t/io_uring is drafted as a fio job.
     if let Some(p) = caption_program(&caption)
         && p != "fio"
+        && p != "io_uring"
     {
         return Err(format!(
             "its numbers come from `{p}`, and lab measures with fio"
@@ -356,6 +379,14 @@ pub fn draft(n: usize, t: &ClaimTable, ctx: &Ctx) -> Result<ClaimDraft, String> 
                 _ => {}
             }
         }
+    } else if t
+        .rows
+        .iter()
+        .all(|r| r.keys.iter().all(|k| k.trim().is_empty()))
+    {
+        // Rows without keys: repeated samples of one measurement
+        // (`IOPS=891.49K` printed once a second).
+        c.rows = Rows::Single;
     } else if let Some((column, axis, aliases)) = row_axis(t, ctx) {
         c.rows = Rows::Axis { column, axis };
         c.aliases.extend(aliases);
@@ -451,6 +482,23 @@ pub fn draft(n: usize, t: &ClaimTable, ctx: &Ctx) -> Result<ClaimDraft, String> 
         || t.rows.iter().any(|r| r.unit.is_some());
     if !has_unit {
         c.unit = caption_unit(&caption);
+    }
+    match measured_by(&caption, ctx) {
+        Some(cond) => c.conditions.push(cond),
+        // Several commands became an axis: numbers that name none of
+        // them (no command above them, no row or column of that axis)
+        // would bind to cells that measure other things.
+        None if !ctx.measured_by.is_empty() => {
+            let axis = &ctx.measured_by[0].1;
+            let on_axis = matches!(&c.rows, Rows::Axis { axis: a, .. } if a == axis);
+            if !on_axis {
+                return Err(format!(
+                    "the mail ran several commands (axis {axis}), and no command above the \
+                     numbers says which one they are from"
+                ));
+            }
+        }
+        None => {}
     }
     let f = facts::of_text(&caption);
     if let [a] = &f.arch[..] {
@@ -900,6 +948,7 @@ mod tests {
         let ctx = Ctx {
             axes: &[],
             directions: vec!["read"],
+            measured_by: &[],
         };
         let time = Some(UnitKind::Time);
         assert_eq!(metric("IOPS", "", None, &ctx).unwrap(), "read.iops");
@@ -933,6 +982,7 @@ mod tests {
         let mixed = Ctx {
             axes: &[],
             directions: vec!["read", "write"],
+            measured_by: &[],
         };
         assert_eq!(metric("MiB/s", "", None, &mixed).unwrap(), "bw.total");
         assert!(metric("latency", "", time, &mixed).is_err());

@@ -54,7 +54,8 @@ impl Devices {
         for d in &names {
             if let Some(i) = idx(d, "nullb") {
                 dv.nullb = dv.nullb.max(i + 1);
-            } else if let Some(i) = idx(d, "nvme") {
+            } else if let Some(i) = idx(d, "nvme").or_else(|| idx(d, "ng")) {
+                // ngXnY: NVMe X's generic character device (passthrough).
                 dv.nvme = dv.nvme.max(i + 1);
             } else if !d.starts_with("mapper") {
                 dv.foreign.push(d.clone());

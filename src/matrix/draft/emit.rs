@@ -32,6 +32,9 @@ pub struct Proposal {
     /// The axis that picks a named workload.
     pub workload_axis: String,
     pub workload_notes: Vec<String>,
+    /// Each command of the mail that became a workload: its text, and
+    /// the axis and value of the cells that run it.
+    pub measured_by: Vec<(String, String, String)>,
     pub derived: Vec<(String, String)>,
     pub perf: Vec<String>,
     pub perf_system_wide: bool,

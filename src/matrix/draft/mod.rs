@@ -424,6 +424,7 @@ fn claims(p: &mut Proposal, tables: &[ClaimTable]) {
     let ctx = claim::Ctx {
         axes: &axes,
         directions: directions.clone(),
+        measured_by: &p.measured_by,
     };
     for (i, t) in tables.iter().enumerate() {
         match claim::draft(i + 1, t, &ctx) {

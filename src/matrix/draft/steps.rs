@@ -131,7 +131,8 @@ fn command(f: &Found, into: &mut Scan) {
     };
     let first = f.pipeline[0].words[0].as_str();
     let program = first.rsplit('/').next().unwrap_or(first);
-    let known = KNOWN.contains(&program) || program.starts_with("mkfs.");
+    let known =
+        KNOWN.contains(&program) || program.starts_with("mkfs.") || first.ends_with("t/io_uring");
     if !known {
         if f.prompted {
             into.unmapped
@@ -376,6 +377,11 @@ fn read(p: &[Simple], src: &Src, into: &mut Scan) -> Option<String> {
             );
             None
         }
+        // fio's own peak-IOPS tool: the same I/O as one fio job.
+        "io_uring" if w[0].ends_with("t/io_uring") => {
+            into.fio.push(t_io_uring(&w[1..], src));
+            None
+        }
         "fio" => {
             let (job, axis) = fio_args(&w[1..], src);
             match job {
@@ -487,7 +493,11 @@ fn fio_args(w: &[&str], src: &Src) -> (Option<FioJob>, Option<String>) {
     while i < w.len() {
         let a = w[i];
         i += 1;
-        let Some(o) = a.strip_prefix("--") else {
+        // fio takes its long options after one dash too: `-name=x`.
+        let Some(o) = a
+            .strip_prefix("--")
+            .or_else(|| a.strip_prefix('-').filter(|o| o.len() > 1))
+        else {
             file |= !a.starts_with('-');
             continue;
         };
@@ -528,6 +538,90 @@ fn fio_args(w: &[&str], src: &Src) -> (Option<FioJob>, Option<String>) {
     (Some(job), axis)
 }
 
+/// fio's `t/io_uring` as a fio job: its options (`-b512 -d128 -p1 ...`,
+/// with t/io_uring's defaults for those not given) as fio's, its files
+/// as fio's `filename`. What fio has no option for is left out.
+fn t_io_uring(w: &[&str], src: &Src) -> FioJob {
+    let mut given: Vec<(char, String)> = Vec::new();
+    let mut files: Vec<&str> = Vec::new();
+    let mut i = 0;
+    while i < w.len() {
+        let a = w[i];
+        i += 1;
+        let Some(o) = a.strip_prefix('-') else {
+            files.push(a);
+            continue;
+        };
+        let mut cs = o.chars();
+        let Some(flag) = cs.next() else { continue };
+        let mut v: String = cs.collect();
+        if v.is_empty() && w.get(i).is_some_and(|n| !n.starts_with('-')) {
+            v = w[i].to_string();
+            i += 1;
+        }
+        given.push((flag, v));
+    }
+    let get = |f: char, default: &str| {
+        given
+            .iter()
+            .rev()
+            .find(|(g, _)| *g == f)
+            .map_or(default.to_string(), |(_, v)| v.clone())
+    };
+    let on = |f: char, default: &str| get(f, default) != "0";
+    let engine = if on('u', "0") {
+        "io_uring_cmd"
+    } else if on('S', "0") {
+        "pvsync2"
+    } else if on('a', "0") {
+        "libaio"
+    } else {
+        "io_uring"
+    };
+    let mut opts: Vec<(String, String)> = vec![
+        (
+            "rw".into(),
+            if on('R', "1") { "randread" } else { "read" }.into(),
+        ),
+        ("bs".into(), get('b', "4096")),
+        ("ioengine".into(), engine.into()),
+        ("iodepth".into(), get('d', "128")),
+        ("iodepth_batch_submit".into(), get('s', "32")),
+        ("iodepth_batch_complete_min".into(), get('c', "32")),
+        ("direct".into(), if on('O', "1") { "1" } else { "0" }.into()),
+    ];
+    if engine == "io_uring_cmd" {
+        opts.push(("cmd_type".into(), "nvme".into()));
+    }
+    for (flag, key) in [('p', "hipri"), ('B', "fixedbufs"), ('F', "registerfiles")] {
+        if engine != "pvsync2" && engine != "libaio" && on(flag, "1") {
+            opts.push((key.into(), "1".into()));
+        }
+    }
+    if engine == "pvsync2" && on('p', "1") {
+        opts.push(("hipri".into(), "1".into()));
+    }
+    let threads = get('n', "1");
+    if threads != "1" {
+        opts.push(("numjobs".into(), threads));
+    }
+    // Without -r it runs until stopped: the draft's note says 5 s.
+    let runtime = given
+        .iter()
+        .find(|(f, _)| *f == 'r')
+        .map_or("5".to_string(), |r| r.1.clone());
+    opts.push(("runtime".into(), runtime));
+    opts.push(("time_based".into(), String::new()));
+    if !files.is_empty() {
+        opts.push(("filename".into(), files.join(":")));
+    }
+    FioJob {
+        name: None,
+        options: opts,
+        src: src.clone(),
+    }
+}
+
 /// fio options that take no value.
 const FLAGS: [&str; 8] = [
     "time_based",
@@ -550,7 +644,8 @@ pub fn ini_jobs(text: &str) -> Vec<FioJob> {
     for (i, raw) in text.lines().enumerate() {
         let t = raw.trim();
         if let Some(s) = t.strip_prefix('[').and_then(|s| s.strip_suffix(']')) {
-            let plain = !s.is_empty()
+            // `[...]` marks a cut in a quote, not a job.
+            let plain = s.chars().any(|c| c.is_ascii_alphanumeric())
                 && s.chars()
                     .all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c));
             if !plain {
@@ -575,7 +670,12 @@ pub fn ini_jobs(text: &str) -> Vec<FioJob> {
         if !in_file {
             continue;
         }
-        let kv = t.split_once('=').map(|(k, v)| (k.trim(), v.trim()));
+        // `submitter=0, tid=5256, file=...` is a program's output: a job
+        // file has one option per line.
+        let kv = t
+            .split_once('=')
+            .map(|(k, v)| (k.trim(), v.trim()))
+            .filter(|(_, v)| !v.split(", ").skip(1).any(|w| w.contains('=')));
         let is_key =
             |k: &str| !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
         match (kv, &mut cur) {
@@ -709,5 +809,41 @@ mod tests {
         assert_eq!(s.fio[1].get("iodepth"), Some("32"));
         assert_eq!(s.fio[2].get("rw"), Some("randwrite"));
         assert_eq!(s.fio[2].get("iodepth"), None);
+    }
+
+    /// fio's single-dash long options, and t/io_uring read as the fio
+    /// job it stands for (its defaults where the line gives none); a
+    /// program's `key=value, key=value` output and a `[...]` cut are no
+    /// job file.
+    #[test]
+    fn single_dash_fio_t_io_uring_and_no_job_file_from_output() {
+        let s = scanned(
+            "$ fio -name=x -rw=randwrite -bs=8k -filename=/dev/nullb0\n\
+             $ sudo taskset -c 1 ./t/io_uring -b512 -d64 -p0 -B0 -u1 -n2 /dev/ng0n1\n\
+             [...]\nsubmitter=0, tid=5256, file=/dev/ng0n1, node=-1\n\
+             polled=0, fixedbufs=0/0, register_files=1, buffered=1, QD=128\n",
+        );
+        assert_eq!(s.fio.len(), 2, "{s:#?}");
+        assert_eq!(s.fio[0].get("rw"), Some("randwrite"));
+        assert_eq!(s.fio[0].get("bs"), Some("8k"));
+        assert_eq!(s.fio[0].get("filename"), Some("/dev/nullb0"));
+        let u = &s.fio[1];
+        for (k, v) in [
+            ("rw", "randread"),
+            ("bs", "512"),
+            ("ioengine", "io_uring_cmd"),
+            ("cmd_type", "nvme"),
+            ("iodepth", "64"),
+            ("iodepth_batch_submit", "32"),
+            ("direct", "1"),
+            ("registerfiles", "1"),
+            ("numjobs", "2"),
+            ("runtime", "5"),
+            ("filename", "/dev/ng0n1"),
+        ] {
+            assert_eq!(u.get(k), Some(v), "{k}: {u:?}");
+        }
+        assert_eq!(u.get("hipri"), None, "-p0: {u:?}");
+        assert_eq!(u.get("fixedbufs"), None, "-B0: {u:?}");
     }
 }

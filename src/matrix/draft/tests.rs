@@ -422,3 +422,27 @@ fn rows_of_devices_and_columns_of_metrics_under_a_scheduler() {
         assert_eq!(cells, &[format!("x86_64-{variant}:dev={dev}")], "{b:?}");
     }
 }
+
+/// Numbers printed under a command are that command's: two fio runs in
+/// one reply become two workloads (named as fio's `--name`), and each
+/// run's IOPS and bandwidth bind to its own workload's cells only.
+#[test]
+fn numbers_under_each_command_bind_to_its_workload() {
+    let (d, m, plan) = drafted("new/two-commands-outputs.eml", false);
+    assert_eq!(axis(&m, "wl"), ["polled", "irq"], "{}", d.yaml);
+    assert_eq!((d.claims, d.values), (2, 6), "{}", d.yaml);
+    let t =
+        crate::mail::claims::extract(&std::fs::read(data("new/two-commands-outputs.eml")).unwrap())
+            .unwrap();
+    let commands = crate::matrix::claims::command_metrics(&m);
+    for (k, wl) in [(0, "polled"), (1, "irq")] {
+        let b = crate::matrix::claims::bind(k + 1, &m.claims[k], &t[k], &plan, &commands);
+        assert_eq!(b.len(), 3, "{b:?}");
+        for b in b {
+            let crate::matrix::claims::Target::Cells(cells) = &b.target else {
+                panic!("{b:?}");
+            };
+            assert_eq!(cells, &[format!("x86_64-after:wl={wl}")], "{b:?}");
+        }
+    }
+}

@@ -172,6 +172,15 @@ fn mib(v: &str) -> Option<u64> {
 /// that option; jobs that differ in more are named workloads, named by
 /// the option in `prefer` (the tables' row keys) when each job has its
 /// own value of it.
+/// A fio job name that is also a good workload name: short, and of
+/// letters, digits, `_` and `-`.
+pub fn is_name(n: &str) -> bool {
+    !n.is_empty()
+        && n.len() <= 32
+        && n.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-".contains(c))
+}
+
 pub fn combine(jobs: Vec<Job>, prefer: &[String]) -> (Workloads, Option<(String, Vec<String>)>) {
     let mut unique: Vec<Job> = Vec::new();
     for j in jobs {

@@ -551,6 +551,14 @@ fn fio_targets_per_job_in_a_directory_and_on_the_generic_device() {
         e.contains("filename '/mnt/u/': not under a directory"),
         "{e}"
     );
+    // Relative names are in the directory.
+    let rel = dir.replace(
+        "directory: /mnt/t",
+        "directory: /mnt/t, filename: \"a.0:a.1\"",
+    );
+    assert!(parse(&rel).is_ok(), "{}", err_of(&rel));
+    let e = err_of(&rel.replace("directory: /mnt/t,", "directory: /srv,"));
+    assert!(e.contains("filename '/srv/a.0': not under"), "{e}");
     let jobs = format!(
         "{head}workload:\n  fio:\n    rw: randread\n    jobs:\n      - {{name: n0, options: {{filename: /dev/nullb1}}}}\n      - {{name: g0, options: {{filename: /dev/ng0n1, ioengine: io_uring_cmd}}}}\n"
     );

@@ -116,8 +116,17 @@ pub fn check_cell(
     if d.shell {
         return Ok(());
     }
+    // fio opens a relative name in `directory` (or where it runs).
     let files = |filename: Option<String>, directory: Option<String>| match (filename, directory) {
-        (Some(names), _) => Some(names.split(':').map(str::to_string).collect::<Vec<_>>()),
+        (Some(names), dir) => Some(
+            names
+                .split(':')
+                .map(|n| match &dir {
+                    Some(d) if !n.starts_with('/') => format!("{}/{n}", d.trim_end_matches('/')),
+                    _ => n.to_string(),
+                })
+                .collect::<Vec<_>>(),
+        ),
         (None, Some(dir)) => Some(vec![format!("{}/", dir.trim_end_matches('/'))]),
         (None, None) => None,
     };

@@ -75,7 +75,24 @@ pub(super) fn workloads(
                 Some("fio's default; the mail's fio line sets no rw".into()),
             );
         }
-        if let Some(file) = j.get("filename").map(str::to_string) {
+        // Relative names are files in fio's working directory: here a
+        // directory of its own, on a file system made for it.
+        let relative = j
+            .get("filename")
+            .is_some_and(|f| !f.starts_with('/') && !f.contains("{{"));
+        if relative && j.get("directory").is_none() {
+            j.set(
+                "directory",
+                "/mnt/fio",
+                Some("the mail's fio names files relative to where it ran".into()),
+            );
+        }
+        let opened = match (j.get("directory"), j.get("filename")) {
+            (Some(d), _) => Some(format!("{}/x", d.trim_end_matches('/'))),
+            (None, Some(f)) => Some(f.to_string()),
+            _ => None,
+        };
+        if let Some(file) = opened {
             super::devices::mount_for_file(p, &file, dv, &own.to_ascii_lowercase());
         }
     }

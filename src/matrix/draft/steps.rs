@@ -641,6 +641,24 @@ pub fn ini_jobs(text: &str) -> Vec<FioJob> {
     let mut global: Vec<(String, String)> = Vec::new();
     let mut cur: Option<FioJob> = None;
     let mut in_file = false;
+    // Where the `[global]` section began, and whether a job followed it.
+    let mut global_at: Option<Src> = None;
+    let mut had_job = false;
+    // A job file of only `[global]` (its job named on the command line,
+    // or cut from the mail) is one job of those options.
+    let lone_global = |global: &[(String, String)], at: &Option<Src>, had_job: bool| {
+        let io = global
+            .iter()
+            .any(|(k, _)| ["rw", "readwrite", "bs"].contains(&k.as_str()));
+        (!had_job && io && global.len() >= 2)
+            .then(|| at.clone())
+            .flatten()
+            .map(|src| FioJob {
+                name: None,
+                options: global.to_vec(),
+                src,
+            })
+    };
     for (i, raw) in text.lines().enumerate() {
         let t = raw.trim();
         if let Some(s) = t.strip_prefix('[').and_then(|s| s.strip_suffix(']')) {
@@ -654,8 +672,15 @@ pub fn ini_jobs(text: &str) -> Vec<FioJob> {
             out.extend(cur.take().filter(|j| j.options.len() > global.len()));
             in_file = true;
             if s == "global" {
+                out.extend(lone_global(&global, &global_at, had_job));
                 global.clear();
+                had_job = false;
+                global_at = Some(Src {
+                    line: i + 1,
+                    quote: t.to_string(),
+                });
             } else {
+                had_job = true;
                 cur = Some(FioJob {
                     name: Some(s.to_string()),
                     options: global.clone(),
@@ -687,11 +712,14 @@ pub fn ini_jobs(text: &str) -> Vec<FioJob> {
             _ => {
                 in_file = false;
                 out.extend(cur.take().filter(|j| j.options.len() > global.len()));
+                out.extend(lone_global(&global, &global_at, had_job));
                 global.clear();
+                global_at = None;
             }
         }
     }
     out.extend(cur.filter(|j| !j.options.is_empty()));
+    out.extend(lone_global(&global, &global_at, had_job));
     out
 }
 
@@ -845,5 +873,19 @@ mod tests {
         }
         assert_eq!(u.get("hipri"), None, "-p0: {u:?}");
         assert_eq!(u.get("fixedbufs"), None, "-B0: {u:?}");
+    }
+
+    /// A job file of only `[global]` is one job; a `[global]` followed by
+    /// jobs is not one more.
+    #[test]
+    fn a_job_file_of_only_global_options_is_one_job() {
+        let s = scanned(
+            "fio jobfile:\n[global]\nrw=randrw\nbs=4k\nfilename=f.0:f.1\n\nfrom 3018MB/s to 4059MB/s\n",
+        );
+        assert_eq!(s.fio.len(), 1, "{s:#?}");
+        assert_eq!(s.fio[0].get("rw"), Some("randrw"));
+        assert_eq!(s.fio[0].get("filename"), Some("f.0:f.1"));
+        let s = scanned("[global]\nrw=read\nbs=4k\n[a]\niodepth=1\n[b]\niodepth=8\n");
+        assert_eq!(s.fio.len(), 2, "{s:#?}");
     }
 }

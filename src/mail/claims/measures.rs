@@ -42,6 +42,16 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
     if i > 0 && !lines[i - 1].is_blank() && !is_gapped(text) && is_prose_line(&lines[i - 1].text) {
         return None;
     }
+    // ... and so is a line without columns that a sentence goes on from,
+    // unfinished (`There is about 3.6% improvement in IOPS of ...`).
+    if !is_gapped(text)
+        && !text.trim_end().ends_with(['.', ':', ';'])
+        && lines
+            .get(i + 1)
+            .is_some_and(|n| !n.is_blank() && !is_gapped(&n.text) && is_prose_line(&n.text))
+    {
+        return None;
+    }
     // The separators are agreed in the lines around, not the whole block.
     let window = &lines[i..lines.len().min(i + MAX_RUN)];
     let run_len = window.iter().take_while(|l| !l.is_blank()).count();

@@ -144,6 +144,15 @@ fn in_sentence(s: &str, conv: super::tokens::Convention) -> Vec<(usize, Draft)> 
             };
             let ua = c.get(2).and_then(|u| parse_unit(u.as_str()));
             let ub = c.get(4).and_then(|u| parse_unit(u.as_str()));
+            // `IOPS ... from 1.09M to 1.13M`: bare numbers take the one
+            // measurement unit their sentence names.
+            let (ua, ub) = match (ua, ub) {
+                (None, None) => {
+                    let u = sentence_unit(s);
+                    (u.clone(), u)
+                }
+                other => other,
+            };
             let unit = match (&ua, &ub) {
                 (Some(x), Some(y)) if x.symbol != y.symbol => None,
                 (x, y) => x.clone().or(y.clone()),
@@ -215,6 +224,30 @@ fn in_sentence(s: &str, conv: super::tokens::Convention) -> Vec<(usize, Draft)> 
     out.extend(measured_numbers(s, &covered, conv));
     out.sort_by_key(|(o, _)| *o);
     out
+}
+
+/// The one unit of a rate, throughput or time a sentence names as a
+/// word of its own (`improvement in IOPS`, `bandwidth in MB/s`); None
+/// when it names none or several.
+fn sentence_unit(s: &str) -> Option<Unit> {
+    use crate::mail::UnitKind;
+    let mut found: Option<Unit> = None;
+    for w in s.split(|c: char| c.is_whitespace() || "(),;:".contains(c)) {
+        let w = w.trim_end_matches(['.', ',']);
+        // A word, not a number with its unit: `4k`, `10ms` say what ran.
+        if w.is_empty() || w.starts_with(|c: char| c.is_ascii_digit()) {
+            continue;
+        }
+        let Some(u) = parse_unit(w) else { continue };
+        if !matches!(u.kind, UnitKind::Rate | UnitKind::Throughput) {
+            continue;
+        }
+        match &found {
+            Some(f) if f.symbol != u.symbol => return None,
+            _ => found = Some(u),
+        }
+    }
+    found
 }
 
 /// The column of a lone number in a sentence.

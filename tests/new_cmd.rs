@@ -41,10 +41,18 @@ fn a_mail_becomes_a_matrix_that_plans_and_binds_every_claim() {
         &["new", "--mail", "mails/dm-delay.mbox", "--name", "dmd"],
     );
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    // The one-screen summary: cells, runnable, claims, what was inferred.
+    let s = text(&o);
+    assert!(s.contains("  cells     8\n  runnable  yes\n"), "{s}");
     assert!(
-        text(&o).contains("8 cell(s); 1 claim(s) binding 8 value(s)"),
-        "{}",
-        text(&o)
+        s.contains("  claims    1 kept, binding 8 value(s); every kept claim binds\n"),
+        "{s}"
+    );
+    assert!(s.contains("  inferred (check these first):\n"), "{s}");
+    assert!(
+        s.lines()
+            .all(|l| l.chars().count() <= 72 || l.starts_with("next:")),
+        "{s}"
     );
     let yaml = std::fs::read_to_string(t.path().join("matrices/dmd.yaml")).unwrap();
     // The mail is named relative to the matrix, so the two move together.
@@ -121,7 +129,8 @@ fn a_draft_that_cannot_run_is_written_and_exits_2_saying_why() {
         all.contains("could not work out what the mail's fio job opens"),
         "{all}"
     );
-    assert!(all.contains("filename '/dev/mapper/cache0'"), "{all}");
+    let words = all.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(words.contains("filename '/dev/mapper/cache0'"), "{all}");
     assert!(!all.contains("a bug in lab new"), "{all}");
     assert!(t.path().join("d.yaml").exists());
 }

@@ -91,18 +91,9 @@ pub fn new(a: &NewArgs) -> Result<i32> {
     } else {
         out.display().to_string()
     };
-    eprintln!(
-        "wrote {shown}: {} cell(s); {} claim(s) binding {} value(s); {} table(s) and {} command(s) left as comments",
-        d.cells, d.claims, d.values, d.unclaimed, d.unmapped
-    );
-    if let Some(why) = &d.unrunnable {
-        eprintln!(
-            "lab new could not work out what the mail's fio job opens, so the draft cannot run \
-             as written:\n  {}\nfix its setup or filename, then lab plan {}",
-            // The reason quotes the mail's file name: printed as any error.
-            super::printable(&why.chars().take(400).collect::<String>()),
-            out.display()
-        );
+    eprint!("{}", super::printable(&summary(&shown, &d)));
+    if d.unrunnable.is_some() {
+        eprintln!("fix its setup or filename, then lab plan {}", out.display());
         return Ok(crate::error::exit::INCOMPLETE);
     }
     if !stdout {
@@ -112,6 +103,90 @@ pub fn new(a: &NewArgs) -> Result<i32> {
         );
     }
     Ok(0)
+}
+
+/// The one screen `lab new` prints: what the draft is, whether it runs,
+/// what its claims bind, what it decided that the mail did not say, and
+/// what it left as comments (with why), at most 72 columns a line.
+fn summary(shown: &str, d: &draft::Draft) -> String {
+    use std::fmt::Write;
+    let mut o = String::new();
+    let _ = writeln!(o, "wrote {shown}");
+    let _ = writeln!(o, "  cells     {}", d.cells);
+    let _ = match &d.unrunnable {
+        None => writeln!(o, "  runnable  yes"),
+        Some(why) => writeln!(
+            o,
+            "  runnable  no: could not work out what the mail's fio job opens:\n    {}",
+            wrap(&crate::util::clip(why, 300), 66).join("\n    ")
+        ),
+    };
+    let _ = if d.unrunnable.is_some() {
+        writeln!(
+            o,
+            "  claims    {} kept, not bound until the draft plans",
+            d.claims
+        )
+    } else {
+        writeln!(
+            o,
+            "  claims    {} kept, binding {} value(s); every kept claim binds",
+            d.claims, d.values
+        )
+    };
+    let list = |o: &mut String, head: &str, items: &[String], max: usize| {
+        if items.is_empty() {
+            return;
+        }
+        let _ = writeln!(o, "  {head}");
+        for i in items.iter().take(max) {
+            // A long caption is in the file; two lines say enough here.
+            for (k, l) in wrap(&crate::util::clip(i, 130), 66).into_iter().enumerate() {
+                let _ = writeln!(o, "    {}{l}", if k == 0 { "- " } else { "  " });
+            }
+        }
+        if items.len() > max {
+            let _ = writeln!(
+                o,
+                "    ... and {} more, in the file's comments",
+                items.len() - max
+            );
+        }
+    };
+    list(&mut o, "inferred (check these first):", &d.inferred, 6);
+    // `table 3 ("a long caption..."): why` → `table 3: why`; the
+    // caption is beside it in the file.
+    let tables: Vec<String> = d
+        .unclaimed
+        .iter()
+        .map(|u| match (u.split_once(" (\""), u.rsplit_once("\"): ")) {
+            (Some((head, _)), Some((_, why))) => format!("{head}: {why}"),
+            _ => u.clone(),
+        })
+        .collect();
+    list(&mut o, "tables left as comments:", &tables, 6);
+    list(&mut o, "commands lab does not map:", &d.unmapped, 4);
+    o
+}
+
+/// Words of `s` in lines of at most `width` characters (a longer word
+/// is a line of its own).
+fn wrap(s: &str, width: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    for w in s.split_whitespace() {
+        if !cur.is_empty() && cur.chars().count() + 1 + w.chars().count() > width {
+            lines.push(std::mem::take(&mut cur));
+        }
+        if !cur.is_empty() {
+            cur.push(' ');
+        }
+        cur.push_str(w);
+    }
+    if !cur.is_empty() {
+        lines.push(cur);
+    }
+    lines
 }
 
 /// `to` as seen from `dir`, so the matrix finds its mail wherever the

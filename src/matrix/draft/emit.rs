@@ -55,6 +55,45 @@ pub struct VariantDraft {
     pub fuzz: u8,
 }
 
+impl Proposal {
+    /// The notes that say the draft decided something the mail did not
+    /// say, first sentence each: what a reviewer must check first.
+    pub fn inferred(&self) -> Vec<String> {
+        const WORDS: [&str; 8] = [
+            "inferred",
+            "stands in",
+            "names no",
+            "holds no",
+            "nearest",
+            "under test",
+            "check it",
+            "lab's default",
+        ];
+        let setup = self.setup.iter().filter_map(|(_, n)| n.as_ref());
+        self.source_notes
+            .iter()
+            .chain(&self.variant_notes)
+            .chain(&self.kernel_notes)
+            .chain(&self.boot_notes)
+            .chain(setup)
+            .chain(&self.workload_notes)
+            .filter(|n| {
+                let l = n.to_ascii_lowercase();
+                WORDS.iter().any(|w| l.contains(w))
+            })
+            .map(|n| {
+                let first = n.split(". ").next().unwrap_or(n).trim_end_matches('.');
+                crate::util::clip(first, 200).into_owned()
+            })
+            .fold(Vec::new(), |mut v, n| {
+                if !v.contains(&n) {
+                    v.push(n);
+                }
+                v
+            })
+    }
+}
+
 /// A YAML scalar: plain when it reads back as the same string or
 /// number, else double-quoted.
 pub fn q(s: &str) -> String {

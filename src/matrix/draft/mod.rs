@@ -48,9 +48,11 @@ pub struct Draft {
     /// Claims kept, and the values they bind to cells.
     pub claims: usize,
     pub values: usize,
-    /// Tables left as comments, and commands not mapped.
-    pub unclaimed: usize,
-    pub unmapped: usize,
+    /// Tables left as comments, and commands not mapped, each with why.
+    pub unclaimed: Vec<String>,
+    pub unmapped: Vec<String>,
+    /// What the draft decided that the mail did not say, one line each.
+    pub inferred: Vec<String>,
     pub cells: usize,
     /// Why the draft cannot run as written (its fio job opens nothing the
     /// boot or setup makes), when lab could not work that out: the draft
@@ -94,8 +96,9 @@ pub fn draft(raw: &[u8], opts: &Options, out: &Path) -> Result<Draft> {
                     name: p.name.clone(),
                     claims: p.claims.len(),
                     values: 0,
-                    unclaimed: p.unclaimed.len(),
-                    unmapped: p.unmapped.len(),
+                    unclaimed: p.unclaimed.clone(),
+                    unmapped: p.unmapped.clone(),
+                    inferred: p.inferred(),
                     cells: 0,
                     unrunnable: unrunnable(&e),
                     yaml,
@@ -147,8 +150,9 @@ pub fn draft(raw: &[u8], opts: &Options, out: &Path) -> Result<Draft> {
                     name: p.name.clone(),
                     claims: p.claims.len(),
                     values,
-                    unclaimed: p.unclaimed.len(),
-                    unmapped: p.unmapped.len(),
+                    unclaimed: p.unclaimed.clone(),
+                    unmapped: p.unmapped.clone(),
+                    inferred: p.inferred(),
                     cells: plan.cells.len(),
                     unrunnable: None,
                     yaml,

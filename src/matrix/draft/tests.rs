@@ -257,8 +257,11 @@ fn a_mail_with_only_prose_numbers_gets_an_inferred_workload() {
         )
     );
     assert!(d.yaml.contains("# Inferred from the caption"), "{}", d.yaml);
-    assert_eq!((d.claims, d.values), (1, 2), "{}", d.yaml);
-    assert_eq!(m.claims[0].metric.as_ref().unwrap().value, "read.clat_p99");
+    // "read IOPS go from 1.62M to 1.89M" (the unit before the numbers)
+    // and "p99 completion latency drops from 330 usec to 262 usec".
+    assert_eq!((d.claims, d.values), (2, 4), "{}", d.yaml);
+    assert_eq!(m.claims[0].metric.as_ref().unwrap().value, "read.iops");
+    assert_eq!(m.claims[1].metric.as_ref().unwrap().value, "read.clat_p99");
 }
 
 #[test]

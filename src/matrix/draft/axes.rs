@@ -369,13 +369,18 @@ pub(super) fn table_axes(p: &mut Proposal, tables: &[ClaimTable]) {
                     values_dedup.push(v.clone());
                 }
             }
+            // `N/A` in a key column is no value of the axis.
+            values_dedup.retain(|v| !is_not_applicable(v));
             let with = format!("{{{{ {axis} }}}}");
             let used = match (axis.as_str(), &mut p.workloads) {
                 ("iodepth" | "numjobs" | "bs", Some(Workloads::One(j))) => {
                     j.set(&axis, &with, None);
                     true
                 }
-                _ => template_step(&mut p.setup, &axis, &with),
+                _ => {
+                    template_step(&mut p.setup, &axis, &with)
+                        || queue_knob(p, &axis, &with, &values_dedup, col)
+                }
             };
             if used {
                 p.run_axes.push((
@@ -389,6 +394,86 @@ pub(super) fn table_axes(p: &mut Proposal, tables: &[ClaimTable]) {
             }
         }
     }
+}
+
+/// The block layer's writable queue attributes, as the kernel documents
+/// them (scripts/gen-queue-attrs writes the list).
+const QUEUE_ATTRS: &str = include_str!("queue_attrs.txt");
+
+fn is_queue_attr(name: &str) -> bool {
+    QUEUE_ATTRS
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .any(|l| l == name)
+}
+
+fn is_not_applicable(v: &str) -> bool {
+    matches!(
+        v.trim().to_ascii_lowercase().as_str(),
+        "n/a" | "na" | "-" | ""
+    )
+}
+
+/// A key column named after a queue attribute (`io_poll`, `nomerges`,
+/// `scheduler`) is a knob the experiment turns: a knob step per cell on
+/// the device the fio job opens. Polling needs an NVMe drive with poll
+/// queues and two vCPUs (a lone vCPU gets no poll queue), so a polling
+/// knob moves the job there.
+fn queue_knob(p: &mut Proposal, axis: &str, with: &str, values: &[String], col: &str) -> bool {
+    if !is_queue_attr(axis) || values.len() < 2 {
+        return false;
+    }
+    let Some(Workloads::One(j)) = &mut p.workloads else {
+        return false;
+    };
+    let file = j.get("filename").unwrap_or("").to_string();
+    if file.contains("{{") {
+        return false;
+    }
+    let polling = axis.starts_with("io_poll");
+    let dev = if polling {
+        if file != "/dev/nvme0n1" {
+            j.set(
+                "filename",
+                "/dev/nvme0n1",
+                Some(format!(
+                    "{axis} works on a drive with poll queues: lab's NVMe (the mail's job opened {})",
+                    if file.is_empty() { "nothing lab has" } else { file.as_str() }
+                )),
+            );
+        }
+        p.nvme = p.nvme.max(1);
+        p.nvme_poll = true;
+        p.cpus = p.cpus.max(2);
+        "nvme0n1".to_string()
+    } else {
+        match file.strip_prefix("/dev/") {
+            Some(d) if d.starts_with("nullb") || d.starts_with("nvme") => d.to_string(),
+            _ if p.nvme > 0 && p.null_blk.is_empty() => "nvme0n1".into(),
+            _ => "nullb0".into(),
+        }
+    };
+    let path = format!("/sys/block/{dev}/queue/{axis}");
+    for v in values {
+        for c in super::devices::needs(&Step::Knob {
+            path: path.clone(),
+            value: v.clone(),
+        }) {
+            if !p.config.iter().any(|(x, _)| x == c) {
+                p.config.push((c.to_string(), format!("for {axis} {v}")));
+            }
+        }
+    }
+    p.setup.push((
+        Step::Knob {
+            path,
+            value: with.to_string(),
+        },
+        Some(format!(
+            "the table's column '{col}' is the block layer's queue attribute {axis}"
+        )),
+    ));
+    true
 }
 
 /// Put an axis into the step it names: a delay table's delay, or the

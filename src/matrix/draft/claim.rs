@@ -100,6 +100,8 @@ fn strip_side(label: &str) -> String {
 pub enum Rows {
     /// Values of an axis, from this key column (by name).
     Axis { column: String, axis: String },
+    /// Values of several axes, one per key column, in order.
+    Axes(Vec<String>),
     /// Before and after.
     Variants,
     /// Each row is a metric: label → metric.
@@ -387,6 +389,9 @@ pub fn draft(n: usize, t: &ClaimTable, ctx: &Ctx) -> Result<ClaimDraft, String> 
         // Rows without keys: repeated samples of one measurement
         // (`IOPS=891.49K` printed once a second).
         c.rows = Rows::Single;
+    } else if let Some((axes, aliases)) = row_axes(t, ctx) {
+        c.rows = Rows::Axes(axes);
+        c.aliases.extend(aliases);
     } else if let Some((column, axis, aliases)) = row_axis(t, ctx) {
         c.rows = Rows::Axis { column, axis };
         c.aliases.extend(aliases);
@@ -490,7 +495,11 @@ pub fn draft(n: usize, t: &ClaimTable, ctx: &Ctx) -> Result<ClaimDraft, String> 
         // would bind to cells that measure other things.
         None if !ctx.measured_by.is_empty() => {
             let axis = &ctx.measured_by[0].1;
-            let on_axis = matches!(&c.rows, Rows::Axis { axis: a, .. } if a == axis);
+            let on_axis = match &c.rows {
+                Rows::Axis { axis: a, .. } => a == axis,
+                Rows::Axes(axes) => axes.contains(axis),
+                _ => false,
+            };
             if !on_axis {
                 return Err(format!(
                     "the mail ran several commands (axis {axis}), and no command above the \
@@ -731,15 +740,45 @@ type RowAxis = (String, String, Vec<(String, String)>);
 /// or whose values are all one axis's values; with aliases for keys
 /// written otherwise (`QD32` for 32).
 fn row_axis(t: &ClaimTable, ctx: &Ctx) -> Option<RowAxis> {
+    (0..t.key_columns.len()).find_map(|i| key_axis(t, i, ctx))
+}
+
+/// Rows keyed by several columns, each a value of one of the matrix's
+/// axes (`io_poll  io_poll_delay  threads`): the axes in column order,
+/// with the aliases of all. None unless every key column is an axis and
+/// there are two or more.
+/// Axes in column order, and the aliases of their keys.
+type RowAxes = (Vec<String>, Vec<(String, String)>);
+
+fn row_axes(t: &ClaimTable, ctx: &Ctx) -> Option<RowAxes> {
+    if t.key_columns.len() < 2 {
+        return None;
+    }
+    let mut axes = Vec::new();
+    let mut aliases = Vec::new();
+    for i in 0..t.key_columns.len() {
+        let (_, axis, a) = key_axis(t, i, ctx)?;
+        if axes.contains(&axis) {
+            return None;
+        }
+        axes.push(axis);
+        aliases.extend(a);
+    }
+    Some((axes, aliases))
+}
+
+/// The axis key column `i` runs over, when it is one.
+fn key_axis(t: &ClaimTable, i: usize, ctx: &Ctx) -> Option<RowAxis> {
     use crate::matrix::claims::same_value;
-    for (i, col) in t.key_columns.iter().enumerate() {
+    let col = t.key_columns.get(i)?;
+    {
         let keys: Vec<&str> = t
             .rows
             .iter()
             .filter_map(|r| r.keys.get(i).map(String::as_str))
             .collect();
         if keys.is_empty() {
-            continue;
+            return None;
         }
         let named = axis_named(col);
         for (axis, values) in ctx.axes {

@@ -327,7 +327,7 @@ fn scheduler_under_test(p: &mut Proposal, dv: &Devices, lower: &str, subjects: &
     p.setup.push((s, Some(note)));
 }
 
-fn needs(s: &Step) -> Vec<&'static str> {
+pub(super) fn needs(s: &Step) -> Vec<&'static str> {
     match s {
         Step::Dm {
             table: DmTable::Flakey { .. },

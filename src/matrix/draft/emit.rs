@@ -459,6 +459,10 @@ fn claim(c: &ClaimDraft, mail: &str) -> String {
             q(column),
             q(axis)
         )),
+        Rows::Axes(axes) => o.push_str(&format!(
+            "    row_axes: [{}]\n",
+            axes.iter().map(|a| q(a)).collect::<Vec<_>>().join(", ")
+        )),
         Rows::Variants => o.push_str("    rows: variant\n"),
         Rows::Metrics(ms) => {
             o.push_str("    rows: metric\n    metrics:\n");

@@ -449,3 +449,43 @@ fn numbers_under_each_command_bind_to_its_workload() {
         }
     }
 }
+
+/// Key columns named after queue attributes become knob axes on a
+/// drive where they work (NVMe with poll queues, 2 vCPUs), and rows
+/// keyed by three columns bind through `row_axes`, one cell a value.
+#[test]
+fn queue_attribute_columns_are_knob_axes_and_rows_bind_through_all_keys() {
+    let (d, m, plan) = drafted("new/poll-knobs-reply.eml", false);
+    assert_eq!(axis(&m, "io_poll"), ["0", "1"], "{}", d.yaml);
+    assert_eq!(axis(&m, "io_poll_delay"), ["-1", "0"], "{}", d.yaml);
+    assert_eq!(axis(&m, "numjobs"), ["1", "4"], "{}", d.yaml);
+    let knobs: Vec<String> = m
+        .setup
+        .iter()
+        .filter_map(|s| match s {
+            SetupStep::Knob(k) => Some(format!("{}={}", k.path, k.value)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        knobs,
+        [
+            "/sys/block/nvme0n1/queue/io_poll={{ io_poll }}",
+            "/sys/block/nvme0n1/queue/io_poll_delay={{ io_poll_delay }}"
+        ],
+        "{}",
+        d.yaml
+    );
+    assert!(m.boot.cpus.unwrap_or(1) >= 2, "{}", d.yaml);
+    assert!(d.yaml.contains("poll_queues: 1"), "{}", d.yaml);
+    assert_eq!((d.claims, d.values), (1, 12), "{}", d.yaml);
+    let t = crate::mail::claims::extract(&std::fs::read(data("new/poll-knobs-reply.eml")).unwrap())
+        .unwrap();
+    let commands = crate::matrix::claims::command_metrics(&m);
+    for b in crate::matrix::claims::bind(1, &m.claims[0], &t[0], &plan, &commands) {
+        let crate::matrix::claims::Target::Cells(cells) = &b.target else {
+            panic!("{b:?}");
+        };
+        assert_eq!(cells.len(), 1, "{b:?}");
+    }
+}

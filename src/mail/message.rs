@@ -52,6 +52,58 @@ pub fn patch_number(subject: &str) -> Option<u32> {
     NUM.captures(subject.trim_start())?[1].parse().ok()
 }
 
+/// A mail or text that holds a series as `[PATCH n/m] subject` sections,
+/// each with its diff (pasted, or in a plain text file), as one message
+/// per section after the text before the first: what a series in an
+/// mbox would be. Anything else comes back as it was.
+pub fn patch_sections(m: Message) -> Vec<Message> {
+    let Some(i) = m.parts.iter().position(|p| p.mimetype == "text/plain") else {
+        return vec![m];
+    };
+    let text = &m.parts[i].text;
+    let mut starts: Vec<(usize, &str)> = Vec::new();
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        let l = line.trim_end();
+        if patch_number(l).is_some() && l.starts_with("[PATCH") {
+            starts.push((at, l));
+        }
+        at += line.len();
+    }
+    let sections: Vec<(&str, &str)> = starts
+        .iter()
+        .enumerate()
+        .map(|(k, (s, subject))| {
+            let end = starts.get(k + 1).map_or(text.len(), |n| n.0);
+            (*subject, &text[*s..end])
+        })
+        .collect();
+    let with_diff = sections
+        .iter()
+        .filter(|(_, body)| body.contains("\ndiff --git ") || body.contains("\n--- a/"))
+        .count();
+    if with_diff == 0 {
+        return vec![m];
+    }
+    let mut lead = m.clone();
+    lead.parts[i].text = text[..starts[0].0].to_string();
+    let mut out = vec![lead];
+    for (subject, body) in sections {
+        out.push(Message {
+            subject: subject.to_string(),
+            author: m.author.clone(),
+            date: m.date.clone(),
+            message_id: None,
+            refs: m.message_id.iter().cloned().collect(),
+            parts: vec![Part {
+                mimetype: "text/plain".into(),
+                text: body.to_string(),
+            }],
+        });
+    }
+    out
+}
+
 /// A reply (`Re:`, `AW:`) may quote or carry a diff that is not part of
 /// the series.
 pub fn is_reply(subject: &str) -> bool {

@@ -56,6 +56,7 @@ impl Mail {
 pub(super) fn read_file(path: &Path) -> Result<Vec<Mail>> {
     Ok(message::read_file(path)?
         .into_iter()
+        .flat_map(message::patch_sections)
         .map(Mail::from_message)
         .collect())
 }

@@ -661,3 +661,20 @@ fn a_diff_file_without_a_diff_is_refused() {
         "{err}"
     );
 }
+
+/// A text file that holds a series as `[PATCH n/m]` sections, each with
+/// its diff, gives one patch per section, in order; the text between
+/// them is not part of any diff.
+#[test]
+fn a_series_pasted_in_a_text_file_is_its_patches() {
+    let p = load(&mail_def(&data("series-in-text.txt")), &[]).unwrap();
+    let names: Vec<&str> = p.iter().map(|p| p.name()).collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+    assert!(
+        names[0].contains("block: add foo") && names[1].contains("block: use foo"),
+        "{names:?}"
+    );
+    assert_eq!(touched_files(&p[0].diff), ["block/foo.c"]);
+    assert_eq!(touched_files(&p[1].diff), ["block/bar.c"]);
+    assert!(!p[1].diff.contains("fio --name"), "{}", p[1].diff);
+}

@@ -202,6 +202,11 @@ impl Proposal {
                 );
                 o.push_str(&format!("    fuzz: {}\n", v.fuzz));
             }
+            if v.message_ids.is_empty()
+                && let Some(m) = &v.mail
+            {
+                o.push_str(&format!("    patches:\n      - {{mail: {}}}\n", q(m)));
+            }
             if !v.message_ids.is_empty() {
                 o.push_str("    patches:\n");
                 for id in &v.message_ids {

@@ -132,6 +132,28 @@ pub(super) fn variants(p: &mut Proposal, msgs: &[Read], opts: &Options) {
         .filter_map(|m| m.msg.message_id.clone())
         .collect();
     let mail = Some(opts.mail_ref.clone());
+    // Patches without a Message-ID (a series pasted into a text file):
+    // the file itself is the patch mail.
+    if ids.is_empty() && !patches.is_empty() {
+        let n = patches.len();
+        p.variant_notes.push(format!(
+            "The {n} patch(es) of {} are applied from that file.",
+            opts.mail_ref
+        ));
+        p.variants.push(VariantDraft {
+            name: "after".into(),
+            description: format!("with \"{}\"", strip_prefix(&patches[0].msg.subject))
+                + &if n > 1 {
+                    format!(" and {} more", n - 1)
+                } else {
+                    String::new()
+                },
+            message_ids: vec![],
+            mail,
+            fuzz: 3,
+        });
+        return;
+    }
     if ids.is_empty() {
         let replied = msgs.iter().find_map(|m| m.msg.refs.first().cloned());
         match replied {

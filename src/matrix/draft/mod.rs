@@ -190,6 +190,7 @@ fn messages(raw: &[u8]) -> Result<Vec<Read>> {
     };
     Ok(msgs
         .into_iter()
+        .flat_map(message::patch_sections)
         .map(|msg| {
             let texts: Vec<&str> = msg.plain_texts().collect();
             let diff = msg.parts.iter().any(|p| has_diff(&p.text));
@@ -230,19 +231,43 @@ fn has_diff(text: &str) -> bool {
     })
 }
 
-/// What a person wrote: quote markers off, cut at the diff, the diffstat
-/// or the signature. Line numbers stay those of the body.
+/// What a person wrote: quote markers off, diffs left out (the text
+/// after a diff, such as the next `[PATCH 2/3]` of a pasted series and
+/// its numbers, is read on), cut at the signature.
 fn prose(text: &str) -> String {
     let mut out = String::new();
+    let mut in_diff = false;
     for l in text.lines() {
         let un = l.trim_start_matches(['>', ' ']);
         let un = if l.starts_with('>') { un } else { l };
-        if l.starts_with("diff --git ")
-            || l == "-- "
-            || l.starts_with("Index: ")
-            || l.starts_with("--- a/")
-        {
+        if l == "-- " {
             break;
+        }
+        if l.starts_with("diff --git ") || l.starts_with("Index: ") || l.starts_with("--- a/") {
+            in_diff = true;
+        }
+        // A diff goes on while its lines are a diff's: context, +/-,
+        // hunk and file headers, and the blank lines mailers leave.
+        if in_diff {
+            const HEADS: [&str; 10] = [
+                "diff ",
+                "index ",
+                "new file",
+                "deleted file",
+                "similarity",
+                "rename ",
+                "old mode",
+                "new mode",
+                "Binary files",
+                "Index: ",
+            ];
+            let diff_line = l.is_empty()
+                || l.starts_with([' ', '+', '-', '@', '\\'])
+                || HEADS.iter().any(|h| l.starts_with(h));
+            if diff_line {
+                continue;
+            }
+            in_diff = false;
         }
         out.push_str(un);
         out.push('\n');

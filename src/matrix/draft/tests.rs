@@ -489,3 +489,18 @@ fn queue_attribute_columns_are_knob_axes_and_rows_bind_through_all_keys() {
         assert_eq!(cells.len(), 1, "{b:?}");
     }
 }
+
+/// A series pasted into a text file: its patches are the `after`
+/// variant's (from the file), and the fio line and numbers after the
+/// diffs are read.
+#[test]
+fn a_series_in_a_text_file_is_found_and_the_text_after_its_diffs_read() {
+    let (d, m, _) = drafted("patches/series-in-text.txt", false);
+    let after = m.variants.iter().find(|v| v.name == "after").unwrap();
+    assert_eq!(after.patches.len(), 1, "{}", d.yaml);
+    assert!(d.yaml.contains("      - {mail: "), "{}", d.yaml);
+    let f = fio(&m, None);
+    assert_eq!(f.filename.as_deref(), Some("/dev/nullb0"), "{}", d.yaml);
+    assert!(!d.yaml.contains("Inferred from the caption"), "{}", d.yaml);
+    assert_eq!((d.claims, d.values), (1, 2), "{}", d.yaml);
+}

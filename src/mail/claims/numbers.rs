@@ -232,6 +232,13 @@ pub fn parse_cell(raw: &str) -> Cell {
     if let Some(single) = cell.strip_suffix("%%") {
         return parse_cell(&format!("{single}%"));
     }
+    // `+ 4.5%`, `- 12 ms`: a sign set apart from its number.
+    if let Some(sign) = cell.chars().next().filter(|c| *c == '+' || *c == '-')
+        && let Some(rest) = cell[1..].strip_prefix(' ')
+        && rest.trim_start().starts_with(|c: char| c.is_ascii_digit())
+    {
+        return parse_cell(&format!("{sign}{}", rest.trim_start()));
+    }
     let spread_mark = || cell.split_once('±').or_else(|| cell.split_once("+-"));
     let (main, spread) = match (cell.contains(['±', '+'])).then(spread_mark).flatten() {
         Some((m, s)) => match spread_of(s) {
@@ -313,6 +320,10 @@ mod tests {
         assert_eq!(parse_cell("1e-400"), Cell::Text);
         assert_eq!(num("0.0").0, 0.0);
         assert_eq!(num("0e5").0, 0.0);
+        // A sign set apart from its number.
+        assert_eq!(num("+ 4.5%"), (4.5, Some("%".into()), None));
+        assert_eq!(num("- 12 ms"), (-12.0, Some("ms".into()), None));
+        assert_eq!(parse_cell("+ x"), Cell::Text);
     }
 
     #[test]

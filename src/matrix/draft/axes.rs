@@ -319,14 +319,20 @@ pub(super) fn table_axes(p: &mut Proposal, tables: &[ClaimTable]) {
             continue;
         }
         for (i, col) in t.key_columns.iter().enumerate() {
-            let Some(axis) = claim::axis_named(col) else {
-                continue;
-            };
             let keys: Vec<String> = t
                 .rows
                 .iter()
                 .filter_map(|r| r.keys.get(i).cloned())
                 .collect();
+            // A column without a telling name (`key`, none) is named by
+            // what its values are: `QD1`..`QD16` are queue depths.
+            let by_values = ["", "key", "label", "config", "test", "case"]
+                .contains(&col.trim().to_ascii_lowercase().as_str())
+                .then(|| axis_of_values(&keys))
+                .flatten();
+            let Some(axis) = by_values.or_else(|| claim::axis_named(col)) else {
+                continue;
+            };
             if keys.len() < 2 || p.run_axes.iter().any(|(n, ..)| *n == axis) {
                 continue;
             }
@@ -394,6 +400,34 @@ pub(super) fn table_axes(p: &mut Proposal, tables: &[ClaimTable]) {
             }
         }
     }
+}
+
+/// The fio parameter a column's values spell out when they all carry
+/// its mark: `QD32`/`qd=32`/`iodepth=32` (iodepth), `8 jobs`/`4
+/// threads` (numjobs), `4k`/`128KiB` (bs).
+fn axis_of_values(keys: &[String]) -> Option<String> {
+    use regex::Regex;
+    use std::sync::LazyLock;
+    static FORMS: LazyLock<[(Regex, &str); 3]> = LazyLock::new(|| {
+        [
+            (
+                Regex::new(r"(?i)^(qd|iodepth)\s*=?\s*\d+$").expect("regex"),
+                "iodepth",
+            ),
+            (
+                Regex::new(r"(?i)^\d+\s*(jobs?|threads?|procs?|tasks?)$").expect("regex"),
+                "numjobs",
+            ),
+            (Regex::new(r"(?i)^\d+\s*(k|m)(i?b)?$").expect("regex"), "bs"),
+        ]
+    });
+    if keys.len() < 2 {
+        return None;
+    }
+    FORMS
+        .iter()
+        .find(|(re, _)| keys.iter().all(|k| re.is_match(k.trim())))
+        .map(|(_, axis)| axis.to_string())
 }
 
 /// The block layer's writable queue attributes, as the kernel documents
@@ -520,4 +554,29 @@ pub(super) fn lead_number(k: &str) -> Option<String> {
         .take_while(|c| c.is_ascii_digit())
         .collect();
     (!d.is_empty()).then_some(d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::axis_of_values;
+
+    #[test]
+    fn a_column_is_named_by_what_its_values_spell() {
+        let v = |xs: &[&str]| xs.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            axis_of_values(&v(&["QD1", "QD2", "QD16"])).as_deref(),
+            Some("iodepth")
+        );
+        assert_eq!(
+            axis_of_values(&v(&["iodepth=1", "iodepth=32"])).as_deref(),
+            Some("iodepth")
+        );
+        assert_eq!(
+            axis_of_values(&v(&["1 job", "8 jobs"])).as_deref(),
+            Some("numjobs")
+        );
+        assert_eq!(axis_of_values(&v(&["4k", "128KiB"])).as_deref(), Some("bs"));
+        assert_eq!(axis_of_values(&v(&["QD1", "nvme0n1"])), None);
+        assert_eq!(axis_of_values(&v(&["QD1"])), None);
+    }
 }

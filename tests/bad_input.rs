@@ -150,6 +150,12 @@ fn rows() -> Vec<Row> {
             &["m.yaml", "filename '/dev/nvme0n1'", "known: /dev/nullb0, /dev/mapper/d"],
         ),
         plan_row(
+            "fio numjobs that is no number (lkp's 50%)",
+            with("filename: /dev/mapper/d,", "filename: /dev/mapper/d, numjobs: \"50%\","),
+            3,
+            &["m.yaml:15:", "numjobs '50%': fio takes a whole number"],
+        ),
+        plan_row(
             "duplicate axis value",
             with("delay: [1, 2]", "delay: [1, 1]"),
             3,

@@ -113,6 +113,22 @@ pub fn check_cell(
     let Some(super::schema::Workload::Fio(f)) = workload else {
         return Ok(());
     };
+    // fio takes a whole number for these; `50%` (lkp's share of CPUs)
+    // or `4 jobs` would fail in the guest, after the kernel builds.
+    for (k, v) in [
+        ("numjobs", &f.numjobs),
+        ("iodepth", &f.iodepth),
+        ("runtime", &f.runtime),
+    ] {
+        if let Some(v) = v {
+            let s = v.to_string();
+            if s.trim().parse::<u64>().is_err() && !(k == "runtime" && is_duration(&s)) {
+                return Err(CellError::Workload(format!(
+                    "{k} '{s}': fio takes a whole number here"
+                )));
+            }
+        }
+    }
     if d.shell {
         return Ok(());
     }
@@ -194,6 +210,15 @@ pub const UNRUNNABLE: &str = "workload: filename";
 pub enum CellError {
     Step(usize, String),
     Workload(String),
+}
+
+/// fio's time values: `30`, `30s`, `2m`, `500ms`.
+fn is_duration(s: &str) -> bool {
+    let s = s.trim();
+    let digits = s.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    !digits.is_empty()
+        && digits.parse::<u64>().is_ok()
+        && ["", "s", "m", "h", "ms", "us", "d"].contains(&&s[digits.len()..])
 }
 
 /// Whether `path` is `dir` or under it.

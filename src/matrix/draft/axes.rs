@@ -41,7 +41,23 @@ pub(super) fn workloads(
                 k @ ("rw" | "bs" | "ioengine" | "iodepth" | "direct" | "runtime") => k,
                 _ => continue,
             };
-            options.push((k.to_string(), v.clone()));
+            // lkp's `nr_task: 50%` is a share of the machine's CPUs; fio
+            // takes a number of jobs.
+            let v = match v
+                .strip_suffix('%')
+                .and_then(|n| n.trim().parse::<f64>().ok())
+            {
+                Some(pct) if k == "numjobs" => {
+                    let n = ((pct / 100.0) * f64::from(p.cpus.max(1))).ceil().max(1.0) as u32;
+                    p.workload_notes.push(format!(
+                        "nr_task={v} is that share of the CPUs: {n} job(s) on {} vCPU(s) here.",
+                        p.cpus.max(1)
+                    ));
+                    n.to_string()
+                }
+                _ => v.clone(),
+            };
+            options.push((k.to_string(), v));
         }
         p.workload_notes.push(format!(
             "From the conditions of table {}, as the kernel test robot writes its job.",

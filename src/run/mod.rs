@@ -282,8 +282,9 @@ async fn prepare(
         ));
         if choice.accel == crate::vm::Accel::Tcg && opts.accel.is_none() {
             eprintln!(
-                "warning: {arch} guests run under TCG ({}): slow, and every timing cell is \
-                 flagged; a runner with KVM sets LAB_ACCEL=kvm to make this an error",
+                "warning: {arch} guests run under TCG ({}): slow, and its latencies are not \
+                 hardware latencies (every report names the accelerator); a runner with KVM \
+                 sets LAB_ACCEL=kvm to make this an error",
                 choice.reason
             );
         }

@@ -448,7 +448,8 @@ impl<P: Fn(&str, u32) -> bool> BootCtx<'_, P> {
                 *g += 1;
                 *g
             };
-            self.events.count("cells", &summary(&out.record), n);
+            self.events
+                .count("cells", &summary(&out.record, &self.matrix.metrics), n);
             for f in &out.record.flags {
                 self.events.warn(format!("{} rep {}: {f}", c.id, s.rep));
             }
@@ -606,7 +607,7 @@ fn check_probes(
     Ok(())
 }
 
-fn summary(r: &crate::results::CellRecord) -> String {
+fn summary(r: &crate::results::CellRecord, shown: &[String]) -> String {
     // What the kernel did with each knob, e.g. "io_poll_delay=10 honoured".
     let knobs: String = r
         .knobs
@@ -616,16 +617,19 @@ fn summary(r: &crate::results::CellRecord) -> String {
             format!("; {name}={} {}", k.wanted, k.status.word())
         })
         .collect();
-    summary_line(r) + &knobs
+    summary_line(r, shown) + &knobs
 }
 
-fn summary_line(r: &crate::results::CellRecord) -> String {
+/// A cell's line in the progress: the matrix's first metric it has (a
+/// job that measures no latency has a zero `lat_mean`), else a mean
+/// latency, else its first metric.
+fn summary_line(r: &crate::results::CellRecord, shown: &[String]) -> String {
     match r.status {
         CellStatus::Done => {
-            let m = r
-                .metrics
+            let m = shown
                 .iter()
-                .find(|m| m.name.ends_with("lat_mean"))
+                .find_map(|s| r.metrics.iter().find(|m| &m.name == s))
+                .or_else(|| r.metrics.iter().find(|m| m.name.ends_with("lat_mean")))
                 .or(r.metrics.first());
             match m {
                 Some(m) if m.unit == "ns" => format!(
@@ -675,5 +679,41 @@ mod tests {
         assert!(check_probes(&p, "k", Some("ab"), Some(100)).is_ok());
         let e = check_probes(&p, "k", Some("cd"), Some(100)).unwrap_err();
         assert!(e.to_string().contains("build id ab"), "{e}");
+    }
+}
+
+#[cfg(test)]
+mod progress_tests {
+    use super::summary_line;
+    use crate::bench::Metric;
+
+    /// The progress line shows the matrix's own first metric when the
+    /// cell has it: a fio job with gtod_reduce measures no latency, and
+    /// its zero lat_mean said nothing.
+    #[test]
+    fn the_progress_line_shows_the_matrixs_first_metric() {
+        let r: crate::results::CellRecord = serde_json::from_value(serde_json::json!({
+            "cell": "x86_64-before:dev=null_blk", "rep": 1, "boot": "b", "kernel": "k",
+            "variant": "before", "arch": "x86_64", "axes": {}, "status": "done",
+            "error": null, "started": "", "secs": 1.0, "host_load": [0.0, 0.0, 0.0],
+            "host_cores": 2, "clocksource_before": "tsc", "clocksource_after": "tsc",
+            "knobs": [], "steps": [], "metrics": [], "fio_json": null, "flags": [],
+            "perf": [], "guest_secs": null
+        }))
+        .unwrap();
+        let mut r = r;
+        r.metrics = vec![
+            Metric::new("read.lat_mean", 0.0, "ns"),
+            Metric::new("read.iops", 72047.0, "IOPS"),
+        ];
+        let shown = ["read.iops".to_string(), "cpu.sys".to_string()];
+        assert_eq!(
+            summary_line(&r, &shown),
+            "x86_64-before:dev=null_blk rep 1: read.iops 72047.0 IOPS"
+        );
+        assert_eq!(
+            summary_line(&r, &[]),
+            "x86_64-before:dev=null_blk rep 1: read.lat_mean 0.000 ms"
+        );
     }
 }

@@ -512,10 +512,36 @@ fn is_reference(def: &ClaimDef, keys: &[String]) -> bool {
 /// The rows of `table` that claim `def` takes as bounds or references,
 /// as the mail gives them: `Theoretical maximum: 1000 IOPS`.
 pub fn reference_rows(def: &ClaimDef, table: &ClaimTable) -> Vec<String> {
+    // `-` also marks rows lab measures nothing for (`bios submitted`):
+    // only a row whose label names a bound is shown as one.
+    const BOUND_WORDS: [&str; 9] = [
+        "theoretical",
+        "maximum",
+        "max",
+        "limit",
+        "ideal",
+        "line rate",
+        "bound",
+        "expected",
+        "peak",
+    ];
+    let names_bound = |keys: &[String]| {
+        let words: Vec<String> = keys
+            .join(" ")
+            .to_ascii_lowercase()
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(String::from)
+            .collect();
+        let spaced = format!(" {} ", words.join(" "));
+        BOUND_WORDS
+            .iter()
+            .any(|w| spaced.contains(&format!(" {w} ")))
+    };
     table
         .rows
         .iter()
-        .filter(|r| is_reference(def, &r.keys))
+        .filter(|r| is_reference(def, &r.keys) && names_bound(&r.keys))
         .map(|r| {
             let values: Vec<String> = r
                 .values

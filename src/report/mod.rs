@@ -478,6 +478,23 @@ pub struct ClaimCheck {
     pub reasons: Vec<String>,
 }
 
+/// What a claim's values measure, for its heading: `read.iops in IOPS`,
+/// or each metric with its unit when its rows are metrics.
+pub fn metrics_phrase(checks: &[&ClaimCheck]) -> String {
+    let mut seen: Vec<String> = Vec::new();
+    for c in checks {
+        let p = format!("{} in {}", c.metric, c.unit);
+        if !c.metric.is_empty() && !seen.contains(&p) {
+            seen.push(p);
+        }
+    }
+    match seen.as_slice() {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
 /// The lab's own noise, from two variants with the same patches.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct AaNoise {

@@ -75,9 +75,8 @@ fn claim_table(n: usize, config: &str, checks: &[&ClaimCheck]) -> Vec<String> {
     };
     out.extend(wrap(
         &format!(
-            "{head}: {} in {}, tolerance {}.",
-            first.metric,
-            first.unit,
+            "{head}: {}, tolerance {}.",
+            super::metrics_phrase(checks),
             num::percent(first.tolerance)
         ),
         "",

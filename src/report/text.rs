@@ -489,10 +489,9 @@ pub(super) fn claim_rows(r: &Report) -> Vec<ClaimRows> {
             None => first.source.clone(),
         };
         about.push(format!(
-            "From {source}, table {}: {} in {}, tolerance {}.",
+            "From {source}, table {}: {}, tolerance {}.",
             first.table,
-            first.metric,
-            first.unit,
+            super::metrics_phrase(&rows_of),
             num::percent(first.tolerance)
         ));
         if !first.conditions.is_empty() {

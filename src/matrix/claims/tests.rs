@@ -524,4 +524,23 @@ fn conditions_on_axes_select_cells_and_bound_rows_are_references() {
         reference_rows(&m.claims[0], &t),
         ["Theoretical maximum: 1000 IOPS"]
     );
+    // `-` for a row lab measures nothing for is no bound of the mail.
+    let skip = matrix(
+        "  - {source: {message-id: x@y}, rows: variant, metric: read.iops, unit: IOPS,
+     aliases: {\"Theoretical maximum\": \"-\", \"bios submitted\": \"-\"}}
+",
+    )
+    .unwrap();
+    let t = table(
+        &["label"],
+        &[("value", Some("IOPS"))],
+        &[
+            (&["bios submitted"], &[num(7.0)]),
+            (&["Theoretical maximum"], &[num(1000.0)]),
+        ],
+    );
+    assert_eq!(
+        reference_rows(&skip.claims[0], &t),
+        ["Theoretical maximum: 1000 IOPS"]
+    );
 }

@@ -156,6 +156,7 @@ pub(super) fn workloads(
             dropped.push(d.clone());
         }
     }
+    measured_loop_values(p, &mut jobs);
     let each = jobs.clone();
     let (mut w, mut axis) = workload::combine(jobs, &prefer);
     // Named by fio's own `--name=` when the mail gave each job one.
@@ -325,6 +326,80 @@ fn device_axis(p: &mut Proposal, t: &ClaimTable) -> bool {
         return true;
     }
     false
+}
+
+/// fio lines outside a loop that open one of the loop's devices
+/// (`/dev/mapper/dm-delay-10ms`, where the loop made
+/// `dm-delay-{{ delay }}ms` for 0..20): the job opens the template, and
+/// the axis runs over the values the commands measured, not over every
+/// device the loop made.
+fn measured_loop_values(p: &mut Proposal, jobs: &mut [workload::Job]) {
+    let templates: Vec<(String, String, String, String)> = p
+        .setup
+        .iter()
+        .filter_map(|(s, _)| match s {
+            Step::Dm { name, .. } => {
+                let (pre, rest) = name.split_once("{{")?;
+                let (axis, post) = rest.split_once("}}")?;
+                Some((
+                    name.clone(),
+                    pre.to_string(),
+                    axis.trim().to_string(),
+                    post.to_string(),
+                ))
+            }
+            _ => None,
+        })
+        .collect();
+    let mut measured: Vec<(String, String)> = Vec::new();
+    for j in jobs.iter_mut() {
+        let Some(dev) = j
+            .get("filename")
+            .and_then(|f| f.strip_prefix("/dev/mapper/"))
+        else {
+            continue;
+        };
+        let dev = dev.to_string();
+        for (name, pre, axis, post) in &templates {
+            // `/dev/mapper/delay$d` after the loop: the mail's variable,
+            // left out of the name; each cell opens its own device.
+            if dev == format!("{pre}{post}") {
+                j.set("filename", &format!("/dev/mapper/{name}"), None);
+                break;
+            }
+            let value = dev
+                .strip_prefix(pre.as_str())
+                .and_then(|r| r.strip_suffix(post.as_str()))
+                .filter(|v| !v.is_empty() && !v.contains('/'));
+            if let Some(v) = value {
+                j.set(
+                    "filename",
+                    &format!("/dev/mapper/{name}"),
+                    // One note for every such job: jobs that differ
+                    // only in the device they opened are one workload.
+                    Some(format!("the mail's fio lines open one device per {axis}")),
+                );
+                if !measured.contains(&(axis.clone(), v.to_string())) {
+                    measured.push((axis.clone(), v.to_string()));
+                }
+                break;
+            }
+        }
+    }
+    for (axis, values, note) in p.run_axes.iter_mut() {
+        let mine: Vec<String> = measured
+            .iter()
+            .filter(|(a, _)| a == axis)
+            .map(|(_, v)| v.clone())
+            .collect();
+        if !mine.is_empty() && mine.len() < values.len() {
+            *note = Some(format!(
+                "the values the mail's fio commands measured; its loop made {} devices",
+                values.len()
+            ));
+            *values = mine;
+        }
+    }
 }
 
 /// Axes the tables' rows run over that no command varied: a table keyed

@@ -52,7 +52,10 @@ pub fn side(label: &str) -> Side {
     if DERIVED.iter().any(|d| has(d)) || l.starts_with('%') || l.ends_with('%') || l == "±" {
         return Side::Derived;
     }
-    const BEFORE: [&str; 14] = [
+    const BEFORE: [&str; 17] = [
+        "previous",
+        "prior",
+        "existing",
         "before",
         "base",
         "baseline",
@@ -83,6 +86,42 @@ pub fn side(label: &str) -> Side {
         return Side::After;
     }
     Side::Unknown
+}
+
+/// A label that states a bound or reference rather than a measurement:
+/// `Theoretical maximum`, `line rate`, `ideal`.
+pub fn names_bound(label: &str) -> bool {
+    const WORDS: [&str; 7] = [
+        "theoretical",
+        "maximum",
+        "limit",
+        "ideal",
+        "bound",
+        "line rate",
+        "expected",
+    ];
+    let l = label.to_ascii_lowercase();
+    WORDS.iter().any(|w| l.contains(w))
+}
+
+/// Whether a row label is named with the patch's own distinctive words
+/// (`Kthread` in "dm-delay: flush delayed bios from a kthread"): that
+/// row is the patched kernel. Short and common words do not count.
+pub fn names_the_patch(label: &str, subject: &str) -> bool {
+    const COMMON: [&str; 12] = [
+        "block", "patch", "with", "from", "into", "when", "this", "that", "the", "and", "for",
+        "use",
+    ];
+    let words = |s: &str| -> Vec<String> {
+        s.to_ascii_lowercase()
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .filter(|w| w.len() >= 4 && !COMMON.contains(w))
+            .map(String::from)
+            .collect()
+    };
+    let subject = words(subject);
+    let label = words(label);
+    !label.is_empty() && label.iter().all(|w| subject.contains(w))
 }
 
 /// A label without its before/after words: `p99 latency before` →
@@ -144,6 +183,57 @@ pub struct Ctx<'a> {
     pub directions: Vec<&'static str>,
     /// Commands that became workloads: text, axis, value.
     pub measured_by: &'a [(String, String, String)],
+    /// The subjects of the mail's messages, `[PATCH]` tags and all.
+    pub subject: &'a str,
+}
+
+/// The values of the matrix's axes a caption names, one per axis that
+/// it names exactly one value of: `1ms` or `1 ms` for delay, `QD32` or
+/// `iodepth=32` for iodepth, `8 jobs` for numjobs, a word for a word
+/// value (`nvme0n1`, `randread`).
+fn caption_values(caption: &str, ctx: &Ctx) -> Vec<(String, String)> {
+    let toks: Vec<String> = caption
+        .to_ascii_lowercase()
+        .split(|c: char| c.is_whitespace() || ",;:()[]".contains(c))
+        .filter(|w| !w.is_empty())
+        .map(|w| w.trim_end_matches('.').to_string())
+        .collect();
+    let has = |t: &str| toks.iter().any(|x| x == t);
+    let pair = |a: &str, b: &[&str]| {
+        toks.windows(2)
+            .any(|w| w[0] == a && b.contains(&w[1].as_str()))
+    };
+    let mut out = Vec::new();
+    for (axis, values) in ctx.axes {
+        if values.len() < 2 || axis == "arch" || axis == "hz" {
+            continue;
+        }
+        let named: Vec<&String> = values
+            .iter()
+            .filter(|v| {
+                let v = v.to_ascii_lowercase();
+                let numeric = v.parse::<f64>().is_ok();
+                match axis.as_str() {
+                    "delay" => has(&format!("{v}ms")) || pair(&v, &["ms", "msec"]),
+                    "iodepth" => {
+                        has(&format!("qd{v}"))
+                            || has(&format!("qd={v}"))
+                            || has(&format!("iodepth={v}"))
+                    }
+                    "numjobs" => {
+                        pair(&v, &["jobs", "job", "threads", "thread"])
+                            || has(&format!("numjobs={v}"))
+                    }
+                    _ if numeric => has(&format!("{axis}={v}")),
+                    _ => has(&v),
+                }
+            })
+            .collect();
+        if let [one] = named[..] {
+            out.push((axis.clone(), one.clone()));
+        }
+    }
+    out
 }
 
 /// The axis value of the workload a caption's command became: the
@@ -340,15 +430,30 @@ pub fn draft(n: usize, t: &ClaimTable, ctx: &Ctx) -> Result<ClaimDraft, String> 
         .iter()
         .filter_map(|r| r.keys.last().map(String::as_str))
         .collect();
-    let row_sides: Vec<Side> = last_keys.iter().map(|k| side(k)).collect();
-    let pure = |k: &str| strip_side(k).is_empty();
-    let rows_are_variants = !last_keys.is_empty()
+    // A row that states a bound (`Theoretical maximum`) is nobody's
+    // measurement; a row named with the patch's own words (`Kthread`
+    // for "... from a kthread") is the patched kernel.
+    let bound = |k: &str| names_bound(k);
+    let row_sides: Vec<Side> = last_keys
+        .iter()
+        .map(|k| match side(k) {
+            Side::Unknown if !bound(k) && names_the_patch(k, ctx.subject) => Side::After,
+            s => s,
+        })
+        .collect();
+    let pure = |k: &str| strip_side(k).is_empty() || bound(k) || names_the_patch(k, ctx.subject);
+    let kept: Vec<(&&str, &Side)> = last_keys
+        .iter()
+        .zip(&row_sides)
+        .filter(|(k, _)| !bound(k))
+        .collect();
+    let rows_are_variants = !kept.is_empty()
         && last_keys.iter().all(|k| pure(k))
-        && row_sides
+        && kept
             .iter()
-            .all(|s| matches!(s, Side::Before | Side::After))
-        && row_sides.contains(&Side::Before)
-        && row_sides.contains(&Side::After);
+            .all(|(_, s)| matches!(s, Side::Before | Side::After))
+        && kept.iter().any(|(_, s)| **s == Side::Before)
+        && kept.iter().any(|(_, s)| **s == Side::After);
     // Rows that say their variant (`p99 latency before: 1205 usec`),
     // among others that don't (`lat: 5 -> 4`).
     let sided = !rows_are_variants
@@ -362,7 +467,9 @@ pub fn draft(n: usize, t: &ClaimTable, ctx: &Ctx) -> Result<ClaimDraft, String> 
         }
         c.rows = Rows::Variants;
         for (k, s) in last_keys.iter().zip(&row_sides) {
-            let v = if *s == Side::Before {
+            let v = if bound(k) {
+                crate::matrix::claims::SKIP
+            } else if *s == Side::Before {
                 "before"
             } else {
                 "after"
@@ -487,6 +594,18 @@ pub fn draft(n: usize, t: &ClaimTable, ctx: &Ctx) -> Result<ClaimDraft, String> 
         || t.rows.iter().any(|r| r.unit.is_some());
     if !has_unit {
         c.unit = caption_unit(&caption);
+    }
+    // "Results at 1ms:", "QD32 numbers": the caption names one value of
+    // an axis the rows and columns do not run over.
+    for (axis, value) in caption_values(&caption, ctx) {
+        let used = match &c.rows {
+            Rows::Axis { axis: a, .. } => a == &axis,
+            Rows::Axes(axes) => axes.contains(&axis),
+            _ => false,
+        };
+        if !used && !c.conditions.iter().any(|(a, _)| a == &axis) {
+            c.conditions.push((axis, value));
+        }
     }
     match measured_by(&caption, ctx) {
         Some(cond) => c.conditions.push(cond),
@@ -988,6 +1107,7 @@ mod tests {
             axes: &[],
             directions: vec!["read"],
             measured_by: &[],
+            subject: "",
         };
         let time = Some(UnitKind::Time);
         assert_eq!(metric("IOPS", "", None, &ctx).unwrap(), "read.iops");
@@ -1022,6 +1142,7 @@ mod tests {
             axes: &[],
             directions: vec!["read", "write"],
             measured_by: &[],
+            subject: "",
         };
         assert_eq!(metric("MiB/s", "", None, &mixed).unwrap(), "bw.total");
         assert!(metric("latency", "", time, &mixed).is_err());

@@ -454,6 +454,7 @@ fn claims(p: &mut Proposal, tables: &[ClaimTable]) {
         axes: &axes,
         directions: directions.clone(),
         measured_by: &p.measured_by,
+        subject: &p.description,
     };
     for (i, t) in tables.iter().enumerate() {
         match claim::draft(i + 1, t, &ctx) {

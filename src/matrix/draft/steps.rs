@@ -150,7 +150,7 @@ fn command(f: &Found, into: &mut Scan) {
                 words: s
                     .words
                     .iter()
-                    .map(|w| unmark_dm(shell::substitute(w, &l.var, MARK)))
+                    .map(|w| shell::substitute(w, &l.var, MARK))
                     .collect(),
                 redirect: s
                     .redirect
@@ -169,7 +169,18 @@ fn command(f: &Found, into: &mut Scan) {
     {
         return;
     }
-    let name = axis.unwrap_or_else(|| l.var.clone());
+    // One loop, one axis: a command that opens the loop's device
+    // (`--filename=/dev/mapper/delay$d`) takes the axis an earlier
+    // command of the loop named (`delay`).
+    let name = axis
+        .filter(|a| a != "filename" && a != "directory")
+        .or_else(|| {
+            into.axes
+                .iter()
+                .find(|(_, vs, _)| *vs == l.values)
+                .map(|(n, ..)| n.clone())
+        })
+        .unwrap_or_else(|| l.var.clone());
     let with = format!("{{{{ {name} }}}}");
     for (s, _) in &mut into.steps[before.0..] {
         fill_step(s, &with);
@@ -184,23 +195,13 @@ fn command(f: &Found, into: &mut Scan) {
     }
 }
 
-/// A loop variable in a dm device's name only tells the loop's devices
-/// apart; one cell makes one device, so the name drops it.
-fn unmark_dm(w: String) -> String {
-    match w.find("/dev/mapper/") {
-        Some(i) => {
-            let (a, b) = w.split_at(i);
-            let end = b.find(|c: char| c.is_whitespace()).unwrap_or(b.len());
-            format!("{a}{}{}", b[..end].replace(MARK, ""), &b[end..])
-        }
-        None => w,
-    }
-}
-
 fn fill_step(s: &mut Step, with: &str) {
-    // A loop variable in a dm name only tells the loop's devices
-    // apart; one cell makes one device.
-    let name = |n: &mut String| *n = n.replace(MARK, "");
+    // A loop variable in a dm name becomes the same template as in the
+    // table, so each cell's device is named as the mail's commands name
+    // it (`dm-delay-{{ delay }}ms`), and fio lines outside the loop that
+    // open one of them (`/dev/mapper/dm-delay-10ms`) say which value
+    // they measured.
+    let name = |n: &mut String| *n = n.replace(MARK, with);
     let f = |v: &mut String| {
         *v = v
             .replace(&format!("/dev/mapper/{MARK}"), "")
@@ -751,14 +752,18 @@ mod tests {
         assert_eq!(
             s.steps[0].0,
             Step::Dm {
-                name: "delay".into(),
+                name: "delay{{ delay }}".into(),
                 table: DmTable::Delay {
                     device: "/dev/nullb0".into(),
                     ms: "{{ delay }}".into()
                 }
             }
         );
-        assert_eq!(s.fio[0].get("filename"), Some("/dev/mapper/delay"));
+        // The device each cell makes is named as the loop named it.
+        assert_eq!(
+            s.fio[0].get("filename"),
+            Some("/dev/mapper/delay{{ delay }}")
+        );
     }
 
     #[test]

@@ -223,7 +223,11 @@ fn a_reply_with_results_gives_a_delay_loop_axis_and_its_own_hz() {
     assert_eq!(axis(&m, "hz"), vec!["250"]);
     assert_eq!(m.arches.len(), 1);
     assert!(matches!(&m.setup[0], SetupStep::Dm(dm) if s(&dm.write_ms) == "{{ delay }}"));
-    assert_eq!(fio(&m, None).filename.as_deref(), Some("/dev/mapper/delay"));
+    // The device each cell makes, named as the mail's loop names it.
+    assert_eq!(
+        fio(&m, None).filename.as_deref(),
+        Some("/dev/mapper/delay{{ delay }}")
+    );
     // The patch is the mail this one answers; b4 or --mail brings it.
     assert!(
         matches!(&m.variants[1].patches[..], [crate::matrix::schema::PatchDef::MessageId { message_id, mail: None }]
@@ -503,4 +507,44 @@ fn a_series_in_a_text_file_is_found_and_the_text_after_its_diffs_read() {
     assert_eq!(f.filename.as_deref(), Some("/dev/nullb0"), "{}", d.yaml);
     assert!(!d.yaml.contains("Inferred from the caption"), "{}", d.yaml);
     assert_eq!((d.claims, d.values), (1, 2), "{}", d.yaml);
+}
+
+/// A loop that makes devices is not the experiment: the axis runs over
+/// the devices the fio lines opened, the dm name is a template of it,
+/// the caption's `1ms` picks the cells, `Previous`/`Kthread` are the two
+/// kernels and `Theoretical maximum` is a bound.
+#[test]
+fn a_device_loop_gives_the_measured_values_and_labels_become_variants() {
+    let (d, m, plan) = drafted("new/loop-devices-variants.eml", false);
+    assert_eq!(axis(&m, "delay"), ["1", "10"], "{}", d.yaml);
+    assert!(
+        matches!(&m.setup[0], SetupStep::Dm(dm) if dm.name == "dm-delay-{{ delay }}ms"),
+        "{}",
+        d.yaml
+    );
+    assert_eq!(
+        fio(&m, None).filename.as_deref(),
+        Some("/dev/mapper/dm-delay-{{ delay }}ms")
+    );
+    assert_eq!((d.claims, d.values, d.cells), (1, 2, 4), "{}", d.yaml);
+    let c = &m.claims[0];
+    assert_eq!(c.aliases["Previous"], "before");
+    assert_eq!(c.aliases["Kthread"], "after");
+    assert_eq!(c.aliases["Theoretical maximum"], "-");
+    let t = crate::mail::claims::extract(
+        &std::fs::read(data("new/loop-devices-variants.eml")).unwrap(),
+    )
+    .unwrap();
+    let b = crate::matrix::claims::bind(
+        1,
+        c,
+        &t[0],
+        &plan,
+        &crate::matrix::claims::command_metrics(&m),
+    );
+    let cells: Vec<&crate::matrix::claims::Target> = b.iter().map(|b| &b.target).collect();
+    assert_eq!(
+        format!("{cells:?}"),
+        r#"[Cells(["x86_64-before:delay=1"]), Cells(["x86_64-after:delay=1"])]"#
+    );
 }

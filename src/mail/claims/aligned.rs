@@ -138,6 +138,9 @@ fn headers_at(lines: &[Line], h: usize) -> Option<(Headers, usize)> {
         .filter(|l| l.text.trim().contains("  ") || l.text.trim().contains('\t'))
         .map(|l| split(&l.text))
         .filter(|s| is_header(s) && s.len() >= 2 && s.len() > first.len())
+        // `QD1  101K  120K` under `base  patched` is a row: a label and
+        // its numbers, not column names under spanning ones.
+        .filter(|s| values_at_end(s) + 1 != s.len())
     {
         return Some((
             Headers {

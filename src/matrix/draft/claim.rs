@@ -173,6 +173,8 @@ pub struct ClaimDraft {
     pub from_variant: Option<String>,
     pub metric: Option<String>,
     pub unit: Option<String>,
+    /// The unit is lab's reading of bare `155K` numbers, not the mail's.
+    pub inferred_unit: bool,
     pub conditions: Vec<(String, String)>,
 }
 
@@ -185,6 +187,9 @@ pub struct Ctx<'a> {
     pub measured_by: &'a [(String, String, String)],
     /// The subjects of the mail's messages, `[PATCH]` tags and all.
     pub subject: &'a str,
+    /// Tables (from 1) whose numbers the mail writes with a multiplier
+    /// and no unit (`155K`).
+    pub bare_multiplied: &'a [usize],
 }
 
 /// The values of the matrix's axes a caption names, one per axis that
@@ -364,6 +369,7 @@ pub fn draft(n: usize, t: &ClaimTable, ctx: &Ctx) -> Result<ClaimDraft, String> 
         from_variant: None,
         metric: None,
         unit: None,
+        inferred_unit: false,
         conditions: vec![],
     };
     // Columns: before and after, else every value is the patched kernel's.
@@ -586,13 +592,22 @@ pub fn draft(n: usize, t: &ClaimTable, ctx: &Ctx) -> Result<ClaimDraft, String> 
                     .and_then(|u| crate::matrix::claims::parse_unit(&u))
                     .map(|u| u.kind)
             });
-        c.metric = Some(metric(&words, &caption, unit, ctx)?);
+        c.metric = Some(match metric(&words, &caption, unit, ctx) {
+            // `155K  162K` under no unit and no word: block-layer mails
+            // write I/O rates so; bandwidth and latency carry units.
+            Err(_) if unit.is_none() && ctx.bare_multiplied.contains(&n) => {
+                c.unit = Some("IOPS".into());
+                c.inferred_unit = true;
+                metric("IOPS", "", None, ctx)?
+            }
+            other => other?,
+        });
     }
     let has_unit = matches!(c.rows, Rows::Metrics(_))
         || t.unit.is_some()
         || t.columns.iter().any(|c| c.unit.is_some())
         || t.rows.iter().any(|r| r.unit.is_some());
-    if !has_unit {
+    if !has_unit && !c.inferred_unit {
         c.unit = caption_unit(&caption);
     }
     // "Results at 1ms:", "QD32 numbers": the caption names one value of
@@ -1108,6 +1123,7 @@ mod tests {
             directions: vec!["read"],
             measured_by: &[],
             subject: "",
+            bare_multiplied: &[],
         };
         let time = Some(UnitKind::Time);
         assert_eq!(metric("IOPS", "", None, &ctx).unwrap(), "read.iops");
@@ -1143,6 +1159,7 @@ mod tests {
             directions: vec!["read", "write"],
             measured_by: &[],
             subject: "",
+            bare_multiplied: &[],
         };
         assert_eq!(metric("MiB/s", "", None, &mixed).unwrap(), "bw.total");
         assert!(metric("latency", "", time, &mixed).is_err());

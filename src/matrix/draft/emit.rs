@@ -85,6 +85,12 @@ impl Proposal {
                 let first = n.split(". ").next().unwrap_or(n).trim_end_matches('.');
                 crate::util::clip(first, 200).into_owned()
             })
+            .chain(self.claims.iter().filter(|c| c.inferred_unit).map(|c| {
+                format!(
+                    "table {}: numbers written 155K with no unit, read as IOPS",
+                    c.table
+                )
+            }))
             .fold(Vec::new(), |mut v, n| {
                 if !v.contains(&n) {
                     v.push(n);
@@ -513,6 +519,13 @@ fn claim(c: &ClaimDraft, mail: &str) -> String {
         o.push_str(&format!("    metric: {}\n", q(m)));
     }
     if let Some(u) = &c.unit {
+        if c.inferred_unit {
+            comment(
+                &mut o,
+                4,
+                "The mail writes these numbers with a multiplier and no unit (155K): read as IOPS, inferred.",
+            );
+        }
         o.push_str(&format!("    unit: {}\n", q(u)));
     }
     comment(

@@ -372,7 +372,8 @@ fn propose(msgs: &[Read], tables: &[ClaimTable], opts: &Options) -> Proposal {
     axes::table_axes(&mut p, tables);
     p.perf = scan.perf_events.clone();
     p.perf_system_wide = scan.perf_system_wide;
-    claims(&mut p, tables);
+    let bare = bare_multiplied(tables, &all);
+    claims(&mut p, tables, &bare);
     p.claim_mail = opts.mail_ref.clone();
     p
 }
@@ -425,7 +426,28 @@ fn name_of(title: &str) -> String {
     }
 }
 
-fn claims(p: &mut Proposal, tables: &[ClaimTable]) {
+/// The tables (from 1) whose first row the mail writes as its key and
+/// numbers with a multiplier and no unit (`QD1  155K  162K`).
+fn bare_multiplied(tables: &[ClaimTable], text: &str) -> Vec<usize> {
+    static BARE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"(?:^|\s)\d+(?:\.\d+)?[KMG](?:\s|$)").expect("valid regex")
+    });
+    let lines: Vec<&str> = text.lines().map(str::trim).collect();
+    tables
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.unit.is_none() && t.columns.iter().all(|c| c.unit.is_none()))
+        .filter_map(|(i, t)| {
+            let key = t.rows.first()?.keys.last()?.trim();
+            let written = lines
+                .iter()
+                .find(|l| !key.is_empty() && l.starts_with(key))?;
+            BARE.is_match(written).then_some(i + 1)
+        })
+        .collect()
+}
+
+fn claims(p: &mut Proposal, tables: &[ClaimTable], bare: &[usize]) {
     // A templated rw takes its axis's values.
     let rws = |j: &workload::Job| -> Vec<&'static str> {
         let rw = j.get("rw").unwrap_or("read");
@@ -455,6 +477,7 @@ fn claims(p: &mut Proposal, tables: &[ClaimTable]) {
         directions: directions.clone(),
         measured_by: &p.measured_by,
         subject: &p.description,
+        bare_multiplied: bare,
     };
     for (i, t) in tables.iter().enumerate() {
         match claim::draft(i + 1, t, &ctx) {

@@ -548,3 +548,25 @@ fn a_device_loop_gives_the_measured_values_and_labels_become_variants() {
         r#"[Cells(["x86_64-before:delay=1"]), Cells(["x86_64-after:delay=1"])]"#
     );
 }
+
+/// `--iodepth=$QD` is no value: the QD rows give the axis that fills
+/// it; numbers written `101K` with no unit are read as IOPS, and the
+/// draft says that was inferred.
+#[test]
+fn a_shell_variable_is_filled_by_the_tables_axis_and_bare_k_is_iops() {
+    let (d, m, _) = drafted("new/bare-multiplier-table.eml", false);
+    assert_eq!(axis(&m, "iodepth"), ["1", "8"], "{}", d.yaml);
+    assert_eq!(s(&fio(&m, None).iodepth), "{{ iodepth }}");
+    assert!(
+        d.yaml.contains("# Left out --iodepth=$QD: a variable"),
+        "{}",
+        d.yaml
+    );
+    assert_eq!((d.claims, d.values), (1, 4), "{}", d.yaml);
+    assert_eq!(m.claims[0].metric.as_ref().unwrap().value, "read.iops");
+    assert!(
+        d.inferred.iter().any(|i| i.contains("read as IOPS")),
+        "{:?}",
+        d.inferred
+    );
+}

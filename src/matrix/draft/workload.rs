@@ -88,6 +88,15 @@ pub fn clean(j: &FioJob, device: &dyn Fn(&str) -> String) -> Job {
         if DROPPED.contains(&k.as_str()) {
             continue;
         }
+        // `--iodepth=$QD`: a shell or job-file variable the mail sets
+        // elsewhere, if at all. Left out; a table keyed by it gives the
+        // option its axis.
+        if k != "filename" && v.contains('$') {
+            out.dropped.push(format!(
+                "--{k}={v}: a variable of the mail's shell or job file"
+            ));
+            continue;
+        }
         match k.as_str() {
             "filename" => out.set(k, &device(&unvar_mapper(v)), None),
             "cpus_allowed"

@@ -5,7 +5,7 @@ use anyhow::Result;
 
 /// Print the report; with `install`, install the missing packages (as
 /// root with apt-get, else print the sudo command) and check again.
-/// Returns 0 when nothing required is missing, else 1.
+/// Returns 0 when nothing required is missing, else 4 (environment).
 pub fn doctor(install: bool, probe_kvm: bool) -> Result<i32> {
     // Read-only: the cache is not created, and KVM is probed only when asked.
     let cache = crate::cache::Cache::open_existing()?;

@@ -284,8 +284,14 @@ impl Report {
             .any(|l| matches!(l.status, Status::Missing | Status::Fail))
     }
 
+    /// A host that lacks what lab needs is an environment error (4),
+    /// as in every other command; 1 is for regressions and unmet claims.
     pub fn exit_code(&self) -> i32 {
-        if self.ok() { 0 } else { 1 }
+        if self.ok() {
+            crate::error::exit::OK
+        } else {
+            crate::error::exit::ENVIRONMENT
+        }
     }
 
     /// One line per item: `ok      make                 (build-essential)`.
@@ -626,7 +632,7 @@ mod tests {
             "{out}"
         );
         assert_eq!(r.missing_packages, ["qemu-system-arm"]);
-        assert_eq!(r.exit_code(), 1);
+        assert_eq!(r.exit_code(), 4);
         assert!(!r.ok());
     }
 
@@ -714,7 +720,7 @@ mod tests {
                 .contains("warn    disk                 5.0 GiB free")
         );
         let full = check(&items, &p, &facts(1 << 30));
-        assert_eq!(full.exit_code(), 1);
+        assert_eq!(full.exit_code(), 4);
         assert!(
             full.render()
                 .contains("FAIL    disk                 1.0 GiB free")

@@ -580,14 +580,11 @@ fn queue_knob(p: &mut Proposal, axis: &str, with: &str, values: &[String], col: 
     };
     let path = format!("/sys/block/{dev}/queue/{axis}");
     for v in values {
-        for c in super::devices::needs(&Step::Knob {
+        let step = Step::Knob {
             path: path.clone(),
             value: v.clone(),
-        }) {
-            if !p.config.iter().any(|(x, _)| x == c) {
-                p.config.push((c.to_string(), format!("for {axis} {v}")));
-            }
-        }
+        };
+        super::devices::add_config(p, &step, &format!("for {axis} {v}"));
     }
     p.setup.push((
         Step::Knob {

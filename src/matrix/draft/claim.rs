@@ -149,6 +149,17 @@ pub enum Rows {
     Single,
 }
 
+impl Rows {
+    /// Whether the rows are values of `axis`.
+    fn runs_over(&self, axis: &str) -> bool {
+        match self {
+            Rows::Axis { axis: a, .. } => a == axis,
+            Rows::Axes(axes) => axes.iter().any(|a| a == axis),
+            _ => false,
+        }
+    }
+}
+
 /// A claim as the draft writes it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ClaimDraft {
@@ -613,12 +624,7 @@ pub fn draft(n: usize, t: &ClaimTable, ctx: &Ctx) -> Result<ClaimDraft, String> 
     // "Results at 1ms:", "QD32 numbers": the caption names one value of
     // an axis the rows and columns do not run over.
     for (axis, value) in caption_values(&caption, ctx) {
-        let used = match &c.rows {
-            Rows::Axis { axis: a, .. } => a == &axis,
-            Rows::Axes(axes) => axes.contains(&axis),
-            _ => false,
-        };
-        if !used && !c.conditions.iter().any(|(a, _)| a == &axis) {
+        if !c.rows.runs_over(&axis) && !c.conditions.iter().any(|(a, _)| a == &axis) {
             c.conditions.push((axis, value));
         }
     }
@@ -629,12 +635,7 @@ pub fn draft(n: usize, t: &ClaimTable, ctx: &Ctx) -> Result<ClaimDraft, String> 
         // would bind to cells that measure other things.
         None if !ctx.measured_by.is_empty() => {
             let axis = &ctx.measured_by[0].1;
-            let on_axis = match &c.rows {
-                Rows::Axis { axis: a, .. } => a == axis,
-                Rows::Axes(axes) => axes.contains(axis),
-                _ => false,
-            };
-            if !on_axis {
+            if !c.rows.runs_over(axis) {
                 return Err(format!(
                     "the mail ran several commands (axis {axis}), and no command above the \
                      numbers says which one they are from"
@@ -877,13 +878,13 @@ fn row_axis(t: &ClaimTable, ctx: &Ctx) -> Option<RowAxis> {
     (0..t.key_columns.len()).find_map(|i| key_axis(t, i, ctx))
 }
 
+/// Axes in column order, and the aliases of their keys.
+type RowAxes = (Vec<String>, Vec<(String, String)>);
+
 /// Rows keyed by several columns, each a value of one of the matrix's
 /// axes (`io_poll  io_poll_delay  threads`): the axes in column order,
 /// with the aliases of all. None unless every key column is an axis and
 /// there are two or more.
-/// Axes in column order, and the aliases of their keys.
-type RowAxes = (Vec<String>, Vec<(String, String)>);
-
 fn row_axes(t: &ClaimTable, ctx: &Ctx) -> Option<RowAxes> {
     if t.key_columns.len() < 2 {
         return None;
@@ -905,36 +906,34 @@ fn row_axes(t: &ClaimTable, ctx: &Ctx) -> Option<RowAxes> {
 fn key_axis(t: &ClaimTable, i: usize, ctx: &Ctx) -> Option<RowAxis> {
     use crate::matrix::claims::same_value;
     let col = t.key_columns.get(i)?;
-    {
-        let keys: Vec<&str> = t
-            .rows
-            .iter()
-            .filter_map(|r| r.keys.get(i).map(String::as_str))
-            .collect();
-        if keys.is_empty() {
-            return None;
-        }
-        let named = axis_named(col);
-        for (axis, values) in ctx.axes {
-            let mut aliases = Vec::new();
-            let all_in = keys.iter().all(|k| {
-                if values.iter().any(|v| same_value(v, k)) {
-                    return true;
-                }
-                let n = super::axes::lead_number(k);
-                let hit = values.iter().find(|v| n.as_deref() == Some(v.as_str()));
-                if let Some(v) = hit {
-                    aliases.push((k.to_string(), v.clone()));
-                }
-                hit.is_some()
-            });
-            // A column named after another of the matrix's axes is that axis's.
-            let other = named
-                .as_ref()
-                .is_some_and(|n| n != axis && ctx.axes.iter().any(|(a, _)| a == n));
-            if all_in && !other {
-                return Some((col.clone(), axis.clone(), aliases));
+    let keys: Vec<&str> = t
+        .rows
+        .iter()
+        .filter_map(|r| r.keys.get(i).map(String::as_str))
+        .collect();
+    if keys.is_empty() {
+        return None;
+    }
+    let named = axis_named(col);
+    for (axis, values) in ctx.axes {
+        let mut aliases = Vec::new();
+        let all_in = keys.iter().all(|k| {
+            if values.iter().any(|v| same_value(v, k)) {
+                return true;
             }
+            let n = super::axes::lead_number(k);
+            let hit = values.iter().find(|v| n.as_deref() == Some(v.as_str()));
+            if let Some(v) = hit {
+                aliases.push((k.to_string(), v.clone()));
+            }
+            hit.is_some()
+        });
+        // A column named after another of the matrix's axes is that axis's.
+        let other = named
+            .as_ref()
+            .is_some_and(|n| n != axis && ctx.axes.iter().any(|(a, _)| a == n));
+        if all_in && !other {
+            return Some((col.clone(), axis.clone(), aliases));
         }
     }
     None

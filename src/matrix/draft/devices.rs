@@ -258,11 +258,7 @@ pub(super) fn mount_for_file(p: &mut Proposal, file: &str, dv: &Devices, words: 
         },
     ];
     for s in steps {
-        for c in needs(&s) {
-            if !p.config.iter().any(|(x, _)| x == c) {
-                p.config.push((c.to_string(), format!("for {fs}")));
-            }
-        }
+        add_config(p, &s, &format!("for {fs}"));
         p.setup.push((s, Some(why.clone())));
     }
 }
@@ -319,15 +315,20 @@ fn scheduler_under_test(p: &mut Proposal, dv: &Devices, lower: &str, subjects: &
         path: format!("/sys/block/{dev}/queue/scheduler"),
         value: first.to_string(),
     };
-    for c in needs(&s) {
-        if !p.config.iter().any(|(x, _)| x == c) {
-            p.config.push((c.to_string(), format!("for {first}")));
-        }
-    }
+    add_config(p, &s, &format!("for {first}"));
     p.setup.push((s, Some(note)));
 }
 
-pub(super) fn needs(s: &Step) -> Vec<&'static str> {
+/// The config symbols step `s` needs, added once each, saying what for.
+pub(super) fn add_config(p: &mut Proposal, s: &Step, why: &str) {
+    for c in needs(s) {
+        if !p.config.iter().any(|(x, _)| x == c) {
+            p.config.push((c.to_string(), why.to_string()));
+        }
+    }
+}
+
+fn needs(s: &Step) -> Vec<&'static str> {
     match s {
         Step::Dm {
             table: DmTable::Flakey { .. },
@@ -411,12 +412,7 @@ pub(super) fn setup(p: &mut Proposal, scan: &Scan, dv: &Devices, lower: &str, su
             continue;
         }
         seen.push(s.clone());
-        for c in needs(&s) {
-            if !p.config.iter().any(|(x, _)| x == c) {
-                p.config
-                    .push((c.to_string(), format!("for \"{}\"", src.quote)));
-            }
-        }
+        add_config(p, &s, &format!("for \"{}\"", src.quote));
         p.setup.push((s, Some(format!("\"{}\"", src.quote))));
     }
     scheduler_under_test(p, dv, lower, subjects);
@@ -452,10 +448,7 @@ pub(super) fn setup(p: &mut Proposal, scan: &Scan, dv: &Devices, lower: &str, su
         name: name.into(),
         table,
     };
-    for c in needs(&s) {
-        p.config
-            .push((c.to_string(), format!("for the inferred dm-{t} target")));
-    }
+    add_config(p, &s, &format!("for the inferred dm-{t} target"));
     p.setup.push((
         s,
         Some(format!(

@@ -1,6 +1,9 @@
 //! fio: the job's command line, and the metrics in its JSON output.
 
 use super::Metric;
+// The names lab gives fio's numbers are defined once, with the metric
+// names a matrix may use.
+use crate::matrix::derived::{FIO_BANDWIDTH as BANDWIDTH, FIO_PERCENTILES as PERCENTILES};
 use crate::matrix::schema::{FioDef, FioOptions};
 use anyhow::{Context, Result, bail};
 use serde_json::Value;
@@ -131,23 +134,6 @@ pub fn parse_output(stdout: &str) -> Result<Value> {
     let start = stdout.find('{').context("fio printed no JSON")?;
     serde_json::from_str(&stdout[start..]).context("fio's JSON output does not parse")
 }
-
-const PERCENTILES: [(&str, &str); 5] = [
-    ("50.000000", "p50"),
-    ("90.000000", "p90"),
-    ("95.000000", "p95"),
-    ("99.000000", "p99"),
-    ("99.900000", "p99_9"),
-];
-
-/// Bandwidth in each unit fio prints: bytes, kB (SI) and KiB (IEC) per second.
-const BANDWIDTH: [(&str, f64, &str); 5] = [
-    ("bw", 1.0, "B/s"),
-    ("bw_kb", 1e3, "kB/s"),
-    ("bw_kib", 1024.0, "KiB/s"),
-    ("bw_mb", 1e6, "MB/s"),
-    ("bw_mib", 1048576.0, "MiB/s"),
-];
 
 /// Metrics per data direction that did I/O, fsync/fdatasync latencies
 /// (`sync.`), CPU and context switches. With `per_job`, each reporting

@@ -264,6 +264,27 @@ pub const FIO_METRIC_EXAMPLES: &[&str] = &[
     "cpu.ctx",
 ];
 
+/// fio's latency percentiles (its JSON key) and the names lab stores
+/// them under: `read.clat_p99`.
+pub const FIO_PERCENTILES: [(&str, &str); 5] = [
+    ("50.000000", "p50"),
+    ("90.000000", "p90"),
+    ("95.000000", "p95"),
+    ("99.000000", "p99"),
+    ("99.900000", "p99_9"),
+];
+
+/// Bandwidth in each unit fio prints: bytes, kB (SI) and KiB (IEC) per
+/// second: the name lab stores it under, the divisor of bytes per
+/// second, and the unit.
+pub const FIO_BANDWIDTH: [(&str, f64, &str); 5] = [
+    ("bw", 1.0, "B/s"),
+    ("bw_kb", 1e3, "kB/s"),
+    ("bw_kib", 1024.0, "KiB/s"),
+    ("bw_mb", 1e6, "MB/s"),
+    ("bw_mib", 1048576.0, "MiB/s"),
+];
+
 pub fn fio_metric_unit(name: &str) -> Option<&'static str> {
     let tail = |n: usize| -> String {
         let parts: Vec<&str> = name.split('.').collect();
@@ -284,7 +305,7 @@ pub fn fio_metric_unit(name: &str) -> Option<&'static str> {
     let lat = ["lat", "clat"].iter().any(|k| {
         what.strip_prefix(k)
             .and_then(|r| r.strip_prefix('_'))
-            .is_some_and(|r| ["mean", "p50", "p90", "p95", "p99", "p99_9"].contains(&r))
+            .is_some_and(|r| r == "mean" || FIO_PERCENTILES.iter().any(|(_, p)| *p == r))
     });
     if lat {
         return Some("ns");
@@ -292,16 +313,14 @@ pub fn fio_metric_unit(name: &str) -> Option<&'static str> {
     if dir == "sync" {
         return (what == "ios").then_some("count");
     }
-    Some(match what {
-        "iops" => "IOPS",
-        "ios" => "count",
-        "bw" => "B/s",
-        "bw_kb" => "kB/s",
-        "bw_kib" => "KiB/s",
-        "bw_mb" => "MB/s",
-        "bw_mib" => "MiB/s",
-        _ => return None,
-    })
+    match what {
+        "iops" => Some("IOPS"),
+        "ios" => Some("count"),
+        _ => FIO_BANDWIDTH
+            .iter()
+            .find(|(n, ..)| *n == what)
+            .map(|(.., unit)| *unit),
+    }
 }
 
 #[cfg(test)]

@@ -14,6 +14,8 @@ pub struct Line {
     pub text: String,
     /// From 1, in the message body.
     pub no: usize,
+    /// The line is part of a diff (and so blank here).
+    pub in_diff: bool,
 }
 
 impl Line {
@@ -65,7 +67,8 @@ pub fn readable(body: &str) -> Vec<Line> {
         // sentence a person wrote (a base64 blob, a log pasted as one
         // line); its tokens would cost memory in proportion to its
         // numbers, so it is left out.
-        let keep = text.len() <= MAX_LINE && keep_line(&mut states[depth], text, next_same);
+        let kept = keep_line(&mut states[depth], text, next_same);
+        let keep = text.len() <= MAX_LINE && kept == Kept::Text;
         out.push(Line {
             depth,
             text: if keep {
@@ -74,33 +77,48 @@ pub fn readable(body: &str) -> Vec<Line> {
                 String::new()
             },
             no: i + 1,
+            in_diff: kept == Kept::Diff,
         });
     }
     out
 }
 
-/// Whether a line (at its own depth's state) may hold a claim.
-fn keep_line(st: &mut DepthState, text: &str, next: Option<&str>) -> bool {
+/// What a line is, at its own depth's state.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kept {
+    /// It may hold a claim.
+    Text,
+    /// Part of a diff.
+    Diff,
+    /// Never a claim: a signature, trailer, diffstat or dmesg line.
+    Other,
+}
+
+fn keep_line(st: &mut DepthState, text: &str, next: Option<&str>) -> Kept {
     if st.in_diff {
         if continues_diff(st, text) {
-            return false;
+            return Kept::Diff;
         }
         st.in_diff = false;
         st.hunk = None;
     }
     if st.in_signature {
-        return false;
+        return Kept::Other;
     }
     if text == "--" || text == "-- " {
         st.in_signature = true;
-        return false;
+        return Kept::Other;
     }
     if starts_diff(text, next) {
         st.in_diff = true;
         st.hunk = hunk_counts(text);
-        return false;
+        return Kept::Diff;
     }
-    !(text == "---" || is_diffstat(text) || is_trailer(text) || is_dmesg(text))
+    if text == "---" || is_diffstat(text) || is_trailer(text) || is_dmesg(text) {
+        Kept::Other
+    } else {
+        Kept::Text
+    }
 }
 
 /// A diff goes on through its headers and hunks; inside a hunk the

@@ -231,44 +231,22 @@ fn has_diff(text: &str) -> bool {
     })
 }
 
-/// What a person wrote: quote markers off, diffs left out (the text
-/// after a diff, such as the next `[PATCH 2/3]` of a pasted series and
-/// its numbers, is read on), cut at the signature.
+/// What a person wrote: quote markers off, diffs left out as the
+/// claims reader finds them (per quote depth, through their hunks), and
+/// the text after a diff read on (the next `[PATCH 2/3]` of a pasted
+/// series, a fio line below the patches); cut at the signature.
 fn prose(text: &str) -> String {
+    let lines = crate::mail::claims::lines::readable(text);
     let mut out = String::new();
-    let mut in_diff = false;
-    for l in text.lines() {
-        let un = l.trim_start_matches(['>', ' ']);
-        let un = if l.starts_with('>') { un } else { l };
+    for (l, read) in text.lines().zip(&lines) {
         if l == "-- " {
             break;
         }
-        if l.starts_with("diff --git ") || l.starts_with("Index: ") || l.starts_with("--- a/") {
-            in_diff = true;
+        if read.in_diff {
+            continue;
         }
-        // A diff goes on while its lines are a diff's: context, +/-,
-        // hunk and file headers, and the blank lines mailers leave.
-        if in_diff {
-            const HEADS: [&str; 10] = [
-                "diff ",
-                "index ",
-                "new file",
-                "deleted file",
-                "similarity",
-                "rename ",
-                "old mode",
-                "new mode",
-                "Binary files",
-                "Index: ",
-            ];
-            let diff_line = l.is_empty()
-                || l.starts_with([' ', '+', '-', '@', '\\'])
-                || HEADS.iter().any(|h| l.starts_with(h));
-            if diff_line {
-                continue;
-            }
-            in_diff = false;
-        }
+        let un = l.trim_start_matches(['>', ' ']);
+        let un = if l.starts_with('>') { un } else { l };
         out.push_str(un);
         out.push('\n');
     }

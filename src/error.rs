@@ -28,6 +28,18 @@ pub mod exit {
 pub const EXIT_CODES_HELP: &str = "Exit codes: 0 fine, 1 regression or unmet claim, 2 incomplete run, \
 3 usage or input error, 4 internal or environment error, 130 interrupted.";
 
+/// The error a long loop returns when SIGINT or SIGTERM arrived
+/// (`interrupt::check`).
+#[derive(Debug)]
+pub struct Interrupted;
+
+impl fmt::Display for Interrupted {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("interrupted")
+    }
+}
+impl std::error::Error for Interrupted {}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
     /// The user's arguments or files are wrong; fixing them fixes it.
@@ -93,7 +105,7 @@ fn mark(e: anyhow::Error, kind: Kind) -> anyhow::Error {
 
 fn explicit_kind(e: &anyhow::Error) -> Option<Kind> {
     for cause in e.chain() {
-        if cause.is::<crate::interrupt::Interrupted>() {
+        if cause.is::<Interrupted>() {
             return Some(Kind::Interrupted);
         }
         if let Some(l) = cause.downcast_ref::<LabError>() {

@@ -183,15 +183,9 @@ pub fn check() -> anyhow::Result<()> {
     Ok(())
 }
 
-#[derive(Debug)]
-pub struct Interrupted;
-
-impl std::fmt::Display for Interrupted {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("interrupted")
-    }
-}
-impl std::error::Error for Interrupted {}
+/// Defined with the other error kinds, so that `error` need not import
+/// this module (and the two do not import each other).
+pub use crate::error::Interrupted;
 
 /// Keeps a child's process group registered for signal forwarding.
 pub struct GroupGuard(i32);

@@ -5,6 +5,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// lab's version, written into every manifest and cache entry.
+pub const LAB_VERSION: &str = env!("CARGO_PKG_VERSION");
+
 /// Write a file so that readers see the old content or the new, never a
 /// truncated mix: temp file in the same directory, fsync, rename.
 pub fn atomic_write(path: &Path, data: &[u8]) -> Result<()> {

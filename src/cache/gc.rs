@@ -61,8 +61,8 @@ pub fn gc_in(cache: &Cache, opts: GcOptions) -> Result<GcReport> {
             (p, i, n)
         })
         .collect();
-    let roots: Vec<(crate::kernel::build::BuildRootInfo, Inodes)> =
-        crate::kernel::build::build_roots(cache)
+    let roots: Vec<(super::buildroot::BuildRootInfo, Inodes)> =
+        super::buildroot::build_roots(cache)
             .into_iter()
             .map(|b| {
                 let n = Inodes::of(&b.dir);
@@ -119,7 +119,7 @@ pub fn gc_in(cache: &Cache, opts: GcOptions) -> Result<GcReport> {
     for (i, (root, n)) in roots.iter().enumerate() {
         if roots_doomed.contains(&i) {
             let own = n.minus(sized.iter().map(|x| &x.2));
-            if crate::kernel::build::remove_build_root(cache, root)? {
+            if super::buildroot::remove_build_root(cache, root)? {
                 r.roots_removed.push((root.name.clone(), own.bytes()));
                 continue;
             }

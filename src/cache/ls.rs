@@ -25,7 +25,7 @@ pub fn ls_text(cache: &Cache) -> Result<String> {
         ]);
         all.extend(own);
     }
-    let roots = crate::kernel::build::build_roots(cache);
+    let roots = super::buildroot::build_roots(cache);
     let mut roots_text = String::new();
     if !roots.is_empty() {
         let mut r = Table::new();

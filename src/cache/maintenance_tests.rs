@@ -344,7 +344,7 @@ fn build_roots_are_listed_and_removed_only_when_asked_and_free() {
     .unwrap();
     assert!(r.roots_removed.is_empty());
     assert_eq!(r.temps_removed, 1, "the dead .tmp root is swept");
-    assert_eq!(crate::kernel::build::build_roots(&c).len(), 2);
+    assert_eq!(super::buildroot::build_roots(&c).len(), 2);
 
     // A build holds one: it stays, and gc says so.
     let held = c.lock("buildroot-bbbb").unwrap();

@@ -6,6 +6,7 @@
 //! writer of that kind removes. A per-key file lock keeps two processes
 //! from building the same entry at once.
 
+pub mod buildroot;
 pub mod gc;
 pub mod ls;
 #[cfg(test)]

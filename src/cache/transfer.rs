@@ -103,7 +103,7 @@ pub fn export_from(
         .collect();
     let idx = ExportIndex {
         format: 1,
-        lab_version: crate::results::LAB_VERSION.to_string(),
+        lab_version: crate::util::LAB_VERSION.to_string(),
         created: crate::util::now_rfc3339(),
         entries: chosen
             .iter()

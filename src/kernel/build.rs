@@ -13,7 +13,7 @@ use super::kconfig;
 use super::make::{Make, Phases};
 use super::patch::{self, Patch};
 use super::source::{self, SourceId, SourceTree};
-use crate::cache::{Cache, Key, KeyBuilder};
+use crate::cache::{Cache, Key, KeyBuilder, buildroot};
 use crate::events::Events;
 use crate::matrix::{Arch, BaseConfig, Fragment, KernelSpec, Matrix};
 use anyhow::{Context, Result, bail};
@@ -284,7 +284,7 @@ fn build_one(
     events.started(&k.id, &format!("kernel {}", k.id), None);
     let src = lazy.tree()?;
     let root = BuildRoot::open(cache, src, &p.rootkey, k.arch)?;
-    let _lock = cache.lock(&root_lock(p.rootkey.short()))?;
+    let _lock = cache.lock(&buildroot::lock_name(p.rootkey.short()))?;
     // Another lab (or test) may have built it while we waited for the lock.
     if let Some(b) = cached("built meanwhile by another lab process") {
         return Ok(b);
@@ -481,71 +481,6 @@ struct RootState {
     last_built: Option<String>,
 }
 
-/// The lock a build holds on its build root, by the root key's short form.
-fn root_lock(short: &str) -> String {
-    format!("buildroot-{short}")
-}
-
-/// A build root as `lab cache` sees it.
-pub struct BuildRootInfo {
-    pub dir: PathBuf,
-    /// `<arch>-<root key>`.
-    pub name: String,
-    /// The kernel whose objects it holds.
-    pub last_built: Option<String>,
-    /// When a build last switched or finished in it.
-    pub used: std::time::SystemTime,
-}
-
-/// Every finished build root in the cache, least recently used first.
-pub fn build_roots(cache: &Cache) -> Vec<BuildRootInfo> {
-    let mut out: Vec<BuildRootInfo> = std::fs::read_dir(cache.root().join("buildroot"))
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter(|e| e.path().join("tree").is_dir() && e.path().join("state.json").is_file())
-        .filter_map(|e| {
-            let name = e.file_name().to_string_lossy().into_owned();
-            // Temp and trash directories have dots; roots do not.
-            if name.contains('.') {
-                return None;
-            }
-            let state = e.path().join("state.json");
-            let used = state.metadata().and_then(|m| m.modified()).ok()?;
-            let last_built = crate::util::read_json::<RootState>(&state)
-                .ok()
-                .and_then(|s| s.last_built);
-            Some(BuildRootInfo {
-                dir: e.path(),
-                name,
-                last_built,
-                used,
-            })
-        })
-        .collect();
-    out.sort_by(|a, b| (a.used, &a.name).cmp(&(b.used, &b.name)));
-    out
-}
-
-/// Remove a build root unless a build is using it (`Ok(false)`). The
-/// kernels built in it stay cached; the next new variant of its config
-/// builds from a clean tree.
-pub fn remove_build_root(cache: &Cache, root: &BuildRootInfo) -> Result<bool> {
-    let short = root.name.rsplit_once('-').map_or("", |(_, k)| k);
-    let Some(_lock) = cache.try_lock(&root_lock(short))? else {
-        return Ok(false);
-    };
-    // Renamed first, so an interrupted remove never leaves a half root
-    // that a build would take for a whole one.
-    let trash = root
-        .dir
-        .with_file_name(format!("{}.trash.{}", root.name, std::process::id()));
-    std::fs::rename(&root.dir, &trash)
-        .with_context(|| format!("moving {} aside", root.dir.display()))?;
-    std::fs::remove_dir_all(&trash).with_context(|| format!("removing {}", trash.display()))?;
-    Ok(true)
-}
-
 /// What `switch_to` applied.
 struct Switched {
     method: String,
@@ -563,11 +498,7 @@ struct BuildRoot {
 impl BuildRoot {
     /// The root for `rootkey`, made on first use as a hardlink farm.
     fn open(cache: &Cache, src: &SourceTree, rootkey: &Key, arch: Arch) -> Result<BuildRoot> {
-        let dir =
-            cache
-                .root()
-                .join("buildroot")
-                .join(format!("{}-{}", arch.name(), rootkey.short()));
+        let dir = buildroot::dir(cache).join(format!("{}-{}", arch.name(), rootkey.short()));
         if !dir.join("tree").is_dir() {
             let _lock = cache.lock(&format!("buildroot-create-{}", rootkey.short()))?;
             if !dir.join("tree").is_dir() {

@@ -32,7 +32,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-pub const LAB_VERSION: &str = env!("CARGO_PKG_VERSION");
+pub use crate::util::LAB_VERSION;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct MatrixInfo {

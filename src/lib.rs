@@ -16,6 +16,7 @@ pub mod interrupt;
 pub mod kernel;
 pub mod mail;
 pub mod matrix;
+pub mod record;
 pub mod report;
 pub mod results;
 pub mod run;

@@ -1,29 +1,9 @@
 //! Workloads: fio jobs built from the matrix, and the metrics parsed
 //! from what fio (or a plain command) printed.
 
+pub use crate::record::bench::Metric;
 pub mod fio;
 pub mod perf;
-
-use serde::{Deserialize, Serialize};
-
-/// One measured number. Times are nanoseconds; `unit` says what it is.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub struct Metric {
-    /// e.g. `write.lat_mean`, `read.iops`, `cpu.sys`
-    pub name: String,
-    pub value: f64,
-    pub unit: String,
-}
-
-impl Metric {
-    pub fn new(name: impl Into<String>, value: f64, unit: &str) -> Metric {
-        Metric {
-            name: name.into(),
-            value,
-            unit: unit.to_string(),
-        }
-    }
-}
 
 /// Add the cell's derived metrics, each from the metrics before it and
 /// the cell's axis values. One that cannot be computed (a metric the

@@ -7,49 +7,12 @@
 //! perf's own reason, and flagged: never as 0, and never dropped.
 
 use super::Metric;
+pub use crate::record::bench::{PerfCount, PerfStatus};
 use anyhow::{Result, bail};
-use serde::{Deserialize, Serialize};
 
 /// Where perf's CSV goes in the guest, so it never mixes with the
 /// workload's own output.
 pub const CSV: &str = "/tmp/lab-perf.csv";
-
-/// What perf said about one event.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum PerfStatus {
-    Counted,
-    /// `<not supported>`: the kernel or the (virtual) CPU has no such counter.
-    NotSupported,
-    /// `<not counted>`: the counter existed but never ran.
-    NotCounted,
-    /// perf printed no line for the event.
-    Missing,
-}
-
-impl PerfStatus {
-    pub fn word(self) -> &'static str {
-        match self {
-            PerfStatus::Counted => "counted",
-            PerfStatus::NotSupported => "not supported",
-            PerfStatus::NotCounted => "not counted",
-            PerfStatus::Missing => "missing",
-        }
-    }
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub struct PerfCount {
-    pub event: String,
-    pub status: PerfStatus,
-    /// The count (task-clock and cpu-clock in ns); only when counted.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub value: Option<f64>,
-    pub unit: String,
-    /// perf's reason when the event was not counted.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
-}
 
 /// Event names perf accepts: letters, digits and `-_:./=,` inside one
 /// name are refused here (`,` separates events on perf's command line).

@@ -6,6 +6,7 @@
 //! writer of that kind removes. A per-key file lock keeps two processes
 //! from building the same entry at once.
 
+pub use crate::record::kernel::Key;
 pub mod buildroot;
 pub mod gc;
 pub mod ls;
@@ -45,23 +46,6 @@ pub fn default_root() -> Result<PathBuf> {
         .filter(|h| !h.is_empty())
         .context("neither LAB_CACHE nor HOME is set: set LAB_CACHE to the cache directory")?;
     Ok(PathBuf::from(home).join(".cache/lab"))
-}
-
-/// A cache key: the blake3 of every input that shapes the entry.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
-pub struct Key(pub String);
-
-impl Key {
-    /// The first 16 hex digits, enough to name an entry to a person.
-    pub fn short(&self) -> &str {
-        crate::util::prefix(&self.0, 16)
-    }
-}
-
-impl std::fmt::Display for Key {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
 }
 
 /// Builds a key from named fields. The names are hashed too, so two

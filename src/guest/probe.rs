@@ -6,26 +6,8 @@
 //! clocksource is read again after every cell, not just at boot.
 
 use super::ssh::Session;
+pub use crate::record::guest::{Probes, is_jiffies};
 use anyhow::{Context, Result};
-use serde::{Deserialize, Serialize};
-
-#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
-pub struct Probes {
-    pub uname_r: String,
-    pub build_id: Option<String>,
-    /// CONFIG_HZ from /proc/config.gz.
-    pub hz_config: Option<u32>,
-    /// The HZ whose tick count since boot matches the time since boot.
-    pub hz_measured: Option<u32>,
-    pub clocksource: String,
-    pub available_clocksources: Vec<String>,
-    pub cpus: u32,
-    pub block_devices: Vec<String>,
-    /// The version fio itself printed in its JSON, from the boot's first
-    /// fio cell: the fio that produced the numbers (the probe does not
-    /// start fio, which costs 80 ms under TCG).
-    pub fio_version: Option<String>,
-}
 
 /// One shell script on the boot's shell, one round trip: each section is
 /// tagged. Files are read with the shell's `read`; the only programs
@@ -172,10 +154,6 @@ pub async fn clocksource(s: &Session) -> Result<String> {
         .await?
         .check("reading the clocksource")?;
     Ok(o.stdout.trim().to_string())
-}
-
-pub fn is_jiffies(clocksource: &str) -> bool {
-    clocksource.contains("jiffies")
 }
 
 #[cfg(test)]

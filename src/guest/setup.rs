@@ -5,18 +5,8 @@ use super::knob::{self, Knob};
 use super::ssh::Session;
 use crate::matrix::SetupStep;
 use crate::matrix::schema::DmDef;
+pub use crate::record::guest::StepRecord;
 use anyhow::{Result, bail};
-use serde::{Deserialize, Serialize};
-
-/// What one step did.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct StepRecord {
-    pub step: String,
-    pub command: String,
-    pub secs: f64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub knob: Option<Knob>,
-}
 
 /// How to undo what was done, newest first.
 #[derive(Default)]

@@ -10,12 +10,13 @@
 //! machine that is 18 s for the dm-delay patch instead of 10 minutes.
 
 use super::kconfig;
-use super::make::{Make, Phases};
+use super::make::Make;
 use super::patch::{self, Patch};
 use super::source::{self, SourceId, SourceTree};
 use crate::cache::{Cache, Key, KeyBuilder, buildroot};
 use crate::events::Events;
 use crate::matrix::{Arch, BaseConfig, Fragment, KernelSpec, Matrix};
+pub use crate::record::kernel::{FuzzRecord, KernelBuild, PatchInfo};
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -24,58 +25,6 @@ use std::time::Instant;
 
 /// Bumped when the layout of a kernel entry changes.
 const FORMAT: &str = "kernel-v1";
-
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub struct PatchInfo {
-    pub origin: String,
-    pub subject: String,
-    pub message_id: Option<String>,
-    /// blake3 of the diff.
-    pub hash: String,
-}
-
-/// A hunk that needed fuzz, as the patch step reported it.
-pub type FuzzRecord = super::patch::FuzzedHunk;
-
-/// A built kernel, as stored in the cache and copied into run manifests.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct KernelBuild {
-    pub kernel: String,
-    pub arch: Arch,
-    pub variant: String,
-    pub key: Key,
-    pub source: SourceId,
-    pub patches: Vec<PatchInfo>,
-    /// How the patches went in: "git apply", "patch -F3", or "none".
-    pub apply_method: String,
-    pub fuzzed: Vec<FuzzRecord>,
-    pub fragments: Vec<Fragment>,
-    pub base: BaseConfig,
-    /// blake3 of the final .config.
-    pub config_hash: String,
-    pub hz: Option<u32>,
-    pub compiler: String,
-    /// The GNU build id of vmlinux, which the guest shows in /sys/kernel/notes.
-    pub build_id: Option<String>,
-    /// Absolute path of bzImage or Image.
-    pub image: PathBuf,
-    pub config: PathBuf,
-    pub vmlinux: PathBuf,
-    pub log: PathBuf,
-    /// The `O=` directory, kept so a patched variant can start from a copy.
-    pub build_dir: PathBuf,
-    pub build_secs: f64,
-    /// Where `build_secs` went (absent in entries from before it was kept).
-    #[serde(default)]
-    pub phases: Phases,
-    /// The kernel whose build directory this build started from.
-    pub reused_tree_of: Option<String>,
-    pub objects: u64,
-    pub built_at: String,
-    /// True when this call found it in the cache.
-    #[serde(skip)]
-    pub cached: bool,
-}
 
 pub struct BuildOptions {
     /// Local mail files that stand in for message-ids.
@@ -434,23 +383,6 @@ fn build_one(
     };
     events.finished(&k.id, true, false, record.build_secs, msg);
     Ok(record)
-}
-
-impl KernelBuild {
-    fn fill_paths(&mut self, entry: &Path) {
-        self.image = entry.join(self.arch.image_target());
-        self.config = entry.join("config");
-        self.vmlinux = entry.join("vmlinux");
-        self.log = entry.join("build.log");
-    }
-
-    /// Read a kernel entry from its directory (for `lab boot --kernel DIR`).
-    pub fn from_entry(entry: &Path) -> Result<KernelBuild> {
-        let mut b: KernelBuild = crate::util::read_json(&entry.join("meta.json"))?;
-        b.fill_paths(entry);
-        b.cached = true;
-        Ok(b)
-    }
 }
 
 /// The build a pointer file (pre-build key → kernel key) leads to.

@@ -3,8 +3,8 @@
 
 use crate::events::Events;
 use crate::matrix::Arch;
+pub use crate::record::kernel::Phases;
 use anyhow::{Context, Result, bail};
-use serde::{Deserialize, Serialize};
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -150,18 +150,6 @@ impl Make<'_> {
         }
         Ok((objects, marks.phases(start.elapsed().as_secs_f64())))
     }
-}
-
-/// Where a build's time went, in seconds: `compile` is make walking the
-/// tree and compiling up to vmlinux.o, `link` the vmlinux links
-/// (kallsyms takes several), `image` the compressed boot image.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Phases {
-    #[serde(default)]
-    pub configure: f64,
-    pub compile: f64,
-    pub link: f64,
-    pub image: f64,
 }
 
 /// The times of the kbuild lines that start each phase.

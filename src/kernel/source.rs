@@ -8,27 +8,11 @@
 use crate::cache::{Cache, KeyBuilder};
 use crate::events::Events;
 use crate::matrix::Source;
+pub use crate::record::kernel::SourceId;
 use anyhow::{Context, Result, bail};
-use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
-
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub struct SourceId {
-    /// `tarball` or `git`.
-    pub kind: String,
-    /// The tarball path or the git repository.
-    pub location: String,
-    /// The git ref as written in the matrix.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub git_ref: Option<String>,
-    /// blake3 of the tarball, or the commit id.
-    pub hash: String,
-    /// The kernel version the Makefile declares, e.g. 6.12.117 for Debian's 6.12.
-    #[serde(default)]
-    pub version: String,
-}
 
 #[derive(Debug)]
 pub struct SourceTree {

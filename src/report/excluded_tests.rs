@@ -3,9 +3,9 @@
 
 use super::testing;
 use super::*;
-use crate::bench::Metric;
 use crate::matrix::Scalar;
 use crate::matrix::derived::DerivedSpec;
+use crate::record::bench::Metric;
 
 #[test]
 fn excluded_rows_are_na_and_bounds_sit_beside_their_metric() {
@@ -91,7 +91,7 @@ fn excluded_rows_are_na_and_bounds_sit_beside_their_metric() {
 /// value would be, never `-` or 0.
 #[test]
 fn uncounted_perf_events_say_so_in_the_table() {
-    use crate::bench::perf::{PerfCount, PerfStatus};
+    use crate::record::bench::{PerfCount, PerfStatus};
     let mut s = testing::before_after(3).unwrap();
     s.manifest.matrix.metrics = vec!["write.lat_mean".into(), "perf.cycles".into()];
     for c in &mut s.cells {
@@ -133,7 +133,7 @@ fn uncounted_perf_events_say_so_in_the_table() {
 /// result (exit 2, named in the outcome); a cell re-run quiet does not.
 #[test]
 fn a_contended_cell_without_comparison_is_no_clean_result() {
-    use crate::host::pressure::Contention;
+    use crate::record::host::Contention;
     let mut s = testing::dm_delay(&[("before", &[])], 3, testing::measured_ms).unwrap();
     let d = tempfile::tempdir().unwrap();
     let quiet = load(&testing::write(d.path(), &s).unwrap()).unwrap();

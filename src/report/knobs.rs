@@ -4,7 +4,7 @@
 //! value. A reviewer sees at once that `io_poll_delay` took its values
 //! on 6.1 and did nothing on 6.12.
 
-use crate::guest::knob::KnobStatus;
+use crate::record::knob::KnobStatus;
 use crate::results::CellRecord;
 use serde::{Deserialize, Serialize};
 
@@ -29,9 +29,9 @@ pub fn collect(cells: &[CellRecord]) -> Vec<KnobLine> {
     for c in cells {
         // `knobs` repeats the setup steps' knobs; old records may have
         // only the steps.
-        let from_steps: Vec<&crate::guest::knob::Knob> =
+        let from_steps: Vec<&crate::record::knob::Knob> =
             c.steps.iter().filter_map(|s| s.knob.as_ref()).collect();
-        let ks: Vec<&crate::guest::knob::Knob> = if c.knobs.is_empty() {
+        let ks: Vec<&crate::record::knob::Knob> = if c.knobs.is_empty() {
             from_steps
         } else {
             c.knobs.iter().collect()
@@ -85,9 +85,9 @@ pub fn lines(knobs: &[KnobLine]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::guest::knob::judge;
+    use crate::record::knob::judge;
 
-    fn cell(kernel: &str, k: crate::guest::knob::Knob) -> CellRecord {
+    fn cell(kernel: &str, k: crate::record::knob::Knob) -> CellRecord {
         CellRecord {
             cell: format!("{kernel}:x"),
             rep: 1,
@@ -105,7 +105,7 @@ mod tests {
             clocksource_before: "tsc".into(),
             clocksource_after: "tsc".into(),
             knobs: vec![k.clone()],
-            steps: vec![crate::guest::setup::StepRecord {
+            steps: vec![crate::record::guest::StepRecord {
                 step: "knob".into(),
                 command: "echo".into(),
                 secs: 0.0,

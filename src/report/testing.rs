@@ -1,18 +1,18 @@
 //! Synthetic runs shaped like the dm-delay reproduction, for the report
 //! tests (unit and integration). Not used by the lab itself.
 
-use crate::bench::Metric;
-use crate::cache::Key;
-use crate::guest::probe::Probes;
-use crate::kernel::build::{KernelBuild, PatchInfo};
-use crate::kernel::source::SourceId;
 use crate::matrix::schema::ClaimDef;
 use crate::matrix::{BaseConfig, Matrix, Scalar};
+use crate::record::Accel;
+use crate::record::bench::Metric;
+use crate::record::guest::Probes;
+use crate::record::kernel::Key;
+use crate::record::kernel::SourceId;
+use crate::record::kernel::{KernelBuild, PatchInfo};
 use crate::results::host::HostInfo;
 use crate::results::{
     BootRecord, CellRecord, CellStatus, ClaimSource, LAB_VERSION, Manifest, MatrixInfo, RunDir,
 };
-use crate::vm::Accel;
 use anyhow::Result;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -1,7 +1,7 @@
 use super::testing::{self, Synthetic};
 use super::*;
-use crate::guest::knob::{Knob, KnobStatus};
 use crate::matrix::Scalar;
+use crate::record::knob::{Knob, KnobStatus};
 use crate::results::CellStatus;
 
 fn build_of(s: &Synthetic) -> (tempfile::TempDir, RunDir, Report) {
@@ -699,7 +699,7 @@ fn variants_of_different_kernels_are_no_a_a_pair() {
     for k in s.manifest.kernels.values_mut() {
         if k.variant == "kthread" {
             k.source.version = "6.12.117".into();
-            k.key = crate::cache::Key(format!("{}-6.12", k.key.0));
+            k.key = crate::record::kernel::Key(format!("{}-6.12", k.key.0));
         }
     }
     let (_d, _run, r) = build_of(&s);
@@ -898,7 +898,7 @@ fn a_loaded_host_is_one_legend_line_with_its_range_not_a_footnote_per_cell() {
 
 #[test]
 fn contention_alone_says_so_in_the_result_line() {
-    use crate::host::pressure::Contention;
+    use crate::record::host::Contention;
     let mut s = testing::before_after(3).unwrap();
     for c in s.cells.iter_mut() {
         c.contention = Some(Contention {

@@ -483,11 +483,11 @@ mod tests {
         BootRecord, CellRecord, CellStatus, ClaimSource, ImageInfo, LAB_VERSION, MatrixInfo,
     };
     use super::*;
-    use crate::bench::Metric;
-    use crate::cache::Key;
-    use crate::kernel::KernelBuild;
     use crate::matrix::shard;
-    use crate::vm::Accel;
+    use crate::record::Accel;
+    use crate::record::bench::Metric;
+    use crate::record::kernel::KernelBuild;
+    use crate::record::kernel::Key;
 
     fn matrix_path() -> PathBuf {
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("matrices/dm-delay.yaml")
@@ -506,7 +506,7 @@ mod tests {
             arch: crate::matrix::Arch::X86_64,
             variant: "before".into(),
             key: Key(key.repeat(64 / key.len())),
-            source: crate::kernel::source::SourceId {
+            source: crate::record::kernel::SourceId {
                 kind: "tarball".into(),
                 location: "/usr/src/linux-source-6.12.tar.xz".into(),
                 git_ref: None,

@@ -18,15 +18,15 @@ pub mod claim_sources;
 pub mod host;
 pub mod merge;
 
-use crate::bench::Metric;
-use crate::guest::knob::Knob;
-use crate::guest::probe::Probes;
-use crate::guest::setup::StepRecord;
-use crate::kernel::KernelBuild;
 use crate::matrix::Plan;
 use crate::matrix::expand::AxisValues;
 use crate::matrix::schema::{ClaimDef, VerdictDef};
-use crate::vm::Accel;
+use crate::record::Accel;
+use crate::record::bench::Metric;
+use crate::record::guest::Probes;
+use crate::record::guest::StepRecord;
+use crate::record::kernel::KernelBuild;
+use crate::record::knob::Knob;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -220,14 +220,14 @@ pub struct CellRecord {
     pub flags: Vec<String>,
     /// Host CPU contention measured over this attempt (timing cells).
     #[serde(default)]
-    pub contention: Option<crate::host::pressure::Contention>,
+    pub contention: Option<crate::record::host::Contention>,
     /// Earlier attempts of this repetition, re-run because the host was
     /// contended: what each measured.
     #[serde(default)]
-    pub contended_attempts: Vec<crate::host::pressure::Contention>,
+    pub contended_attempts: Vec<crate::record::host::Contention>,
     /// What perf said about each event, counted or not (`perf:`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub perf: Vec<crate::bench::perf::PerfCount>,
+    pub perf: Vec<crate::record::bench::PerfCount>,
     /// Where the cell's time went in the guest, when it ran as one script.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub guest_secs: Option<GuestSecs>,

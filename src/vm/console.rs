@@ -2,6 +2,7 @@
 //! signs that end a boot early (panic, oops) or matter for timing
 //! (clocksource changes).
 
+pub use crate::record::guest::is_clock_trouble;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
@@ -99,17 +100,6 @@ impl Console {
     pub fn tail(&self, n: usize) -> String {
         crate::util::tail_lines(&self.path, n)
     }
-}
-
-/// A console line that says timing went wrong: the TSC marked unstable,
-/// the clocksource watchdog complaining, or a switch to a jiffies clock.
-/// Ordinary boot lines about clocksources are kept as provenance but are
-/// not trouble.
-pub fn is_clock_trouble(line: &str) -> bool {
-    line.contains("unstable")
-        || line.contains("watchdog")
-        || line.contains("skew")
-        || (line.contains("Switched to clocksource") && line.contains("jiffies"))
 }
 
 #[cfg(test)]

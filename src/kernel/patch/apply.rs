@@ -4,6 +4,7 @@
 use super::Patch;
 use super::diff::{self, FileDiff};
 use crate::events::Events;
+pub use crate::record::kernel::FuzzedHunk;
 use anyhow::{Context, Result, anyhow, bail};
 use regex::Regex;
 use serde::{Deserialize, Serialize};
@@ -16,20 +17,6 @@ const GIT_APPLY: &str = "git apply";
 /// The fuzz suggested when exact application fails: GNU patch's default,
 /// and what the stock three lines of context allow at most.
 const SUGGESTED_FUZZ: u8 = 3;
-
-/// A hunk that only applied because patch ignored some of its context.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct FuzzedHunk {
-    /// The patch's subject, or its origin when it has none.
-    pub patch: String,
-    pub file: String,
-    /// 1-based within `file`, as patch counts.
-    pub hunk: usize,
-    /// The `@@` line.
-    pub header: String,
-    pub fuzz: u32,
-    pub offset: i64,
-}
 
 /// What applying a list of patches did.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -146,7 +146,7 @@ fn cell_summary(s: &Side, e: &Entry, names: &[String], settings: &Settings) -> C
             for ev in b
                 .clock_events
                 .iter()
-                .filter(|l| crate::vm::console::is_clock_trouble(l))
+                .filter(|l| crate::record::guest::is_clock_trouble(l))
             {
                 flags.add(
                     FlagKind::ClockEvent,
@@ -282,7 +282,7 @@ fn cell_summary(s: &Side, e: &Entry, names: &[String], settings: &Settings) -> C
 
 /// The perf events no repetition counted, with perf's status.
 fn uncounted(records: &[&CellRecord]) -> Vec<(String, String)> {
-    use crate::bench::perf::PerfStatus;
+    use crate::record::bench::PerfStatus;
     let mut out: Vec<(String, String)> = Vec::new();
     let all = records.iter().flat_map(|r| &r.perf);
     for p in all.clone().filter(|p| p.status != PerfStatus::Counted) {
@@ -348,7 +348,7 @@ fn compare(
     // about the kernel, up to how much time other processes took from
     // QEMU: no better or worse may come out of it when that could explain
     // the change.
-    let contended: Vec<(&CellRecord, &crate::host::pressure::Contention)> = [be, ne]
+    let contended: Vec<(&CellRecord, &crate::record::host::Contention)> = [be, ne]
         .iter()
         .flat_map(|e| e.records.iter())
         .filter(|r| r.status == CellStatus::Done)
@@ -455,7 +455,7 @@ fn latency_series(s: &Side, e: &Entry) -> Vec<LatencySeries> {
         let Ok(text) = std::fs::read_to_string(s.dir.join(rel)) else {
             continue;
         };
-        let Ok(json) = crate::bench::fio::parse_output(&text) else {
+        let Ok(json) = crate::record::fio::parse_output(&text) else {
             continue;
         };
         let Some(job) = json.get("jobs").and_then(|j| j.get(0)) else {

@@ -7,9 +7,9 @@ use super::{
     LatencySeries, MatrixSummary, MetricInfo, MetricStats, Outcome, PatchProvenance, Provenance,
     RepProblem, RepRef, Report, ReportKind, Settings, VariantInfo,
 };
-use crate::guest::knob::KnobStatus;
-use crate::guest::probe::is_jiffies;
 use crate::matrix::expand::AxisValues;
+use crate::record::guest::is_jiffies;
+use crate::record::knob::KnobStatus;
 use crate::results::{BootRecord, CellRecord, CellStatus, LAB_VERSION, Manifest};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;

@@ -211,7 +211,7 @@ pub(super) fn provenance(s: &Side) -> Provenance {
     }
 }
 
-fn source_label(s: &crate::kernel::source::SourceId) -> String {
+fn source_label(s: &crate::record::kernel::SourceId) -> String {
     let version = if s.version.is_empty() {
         "linux".to_string()
     } else {

@@ -3,6 +3,8 @@
 
 pub use crate::record::bench::Metric;
 pub mod fio;
+#[cfg(test)]
+mod matrix_tests;
 pub mod perf;
 
 /// Add the cell's derived metrics, each from the metrics before it and

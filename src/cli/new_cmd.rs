@@ -1,6 +1,6 @@
 //! `lab new --mail FILE`: write the matrix a mail describes.
 
-use crate::matrix::draft::{self, Options};
+use crate::draft::{self, Options};
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 

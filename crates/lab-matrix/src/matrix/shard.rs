@@ -257,7 +257,8 @@ mod tests {
     use std::path::PathBuf;
 
     fn dm_delay() -> Plan {
-        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("matrices/dm-delay.yaml");
+        let path = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+            .join("matrices/dm-delay.yaml");
         Matrix::load(&path).unwrap().plan().unwrap()
     }
 
@@ -395,7 +396,8 @@ mod tests {
 
     #[test]
     fn a_filtered_plan_keeps_the_base_kernel_in_the_shard() {
-        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("matrices/dm-delay.yaml");
+        let path = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+            .join("matrices/dm-delay.yaml");
         let m = Matrix::load(&path).unwrap();
         let f = crate::matrix::Filter::parse("variant=after,arch=x86_64").unwrap();
         let plan = f.apply(&m.plan().unwrap());

@@ -4,7 +4,10 @@ use super::*;
 use crate::mail::model::{UnitKind, Value};
 
 fn data(path: &str) -> Vec<u8> {
-    let p = format!("{}/tests/data/{path}", env!("CARGO_MANIFEST_DIR"));
+    let p = format!(
+        "{}/tests/data/{path}",
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../..")
+    );
     std::fs::read(&p).unwrap_or_else(|e| panic!("{p}: {e}"))
 }
 
@@ -178,7 +181,10 @@ fn mail(name: &str) -> Vec<ClaimTable> {
 /// and warning. LAB_BLESS=1 writes the dumps, to be read before commit.
 #[test]
 fn every_fixture_gives_its_expected_claims() {
-    let dir = format!("{}/tests/data/mails", env!("CARGO_MANIFEST_DIR"));
+    let dir = format!(
+        "{}/tests/data/mails",
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../..")
+    );
     let mut names: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())

@@ -490,7 +490,7 @@ mod tests {
     use crate::record::kernel::Key;
 
     fn matrix_path() -> PathBuf {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("matrices/dm-delay.yaml")
+        PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join("matrices/dm-delay.yaml")
     }
 
     fn full() -> (Matrix, Plan) {

@@ -8,13 +8,13 @@ use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 pub const BUILTIN: &[(&str, &str)] = &[
-    ("base", include_str!("../../kconfigs/base.config")),
-    ("hz100", include_str!("../../kconfigs/hz100.config")),
-    ("hz250", include_str!("../../kconfigs/hz250.config")),
-    ("hz1000", include_str!("../../kconfigs/hz1000.config")),
-    ("x86_64", include_str!("../../kconfigs/x86_64.config")),
-    ("arm64", include_str!("../../kconfigs/arm64.config")),
-    ("ext4", include_str!("../../kconfigs/ext4.config")),
+    ("base", include_str!("../../../../kconfigs/base.config")),
+    ("hz100", include_str!("../../../../kconfigs/hz100.config")),
+    ("hz250", include_str!("../../../../kconfigs/hz250.config")),
+    ("hz1000", include_str!("../../../../kconfigs/hz1000.config")),
+    ("x86_64", include_str!("../../../../kconfigs/x86_64.config")),
+    ("arm64", include_str!("../../../../kconfigs/arm64.config")),
+    ("ext4", include_str!("../../../../kconfigs/ext4.config")),
 ];
 
 /// A fragment as resolved: its name, where it came from, and its text.

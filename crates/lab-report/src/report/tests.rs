@@ -835,7 +835,7 @@ fn dump() {
 #[test]
 #[ignore = "rewrites test data on demand"]
 fn regenerate_stored_claim_sources() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
     for e in std::fs::read_dir(root.join("tests/data/runs")).unwrap() {
         let dir = e.unwrap().path();
         let text = std::fs::read_to_string(dir.join("manifest.json")).unwrap();

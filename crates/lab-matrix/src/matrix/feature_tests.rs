@@ -6,7 +6,7 @@ use super::*;
 use std::path::PathBuf;
 
 fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
 }
 
 fn parse(text: &str) -> Result<Matrix> {
@@ -195,7 +195,7 @@ fn exclude_errors_name_the_axis_or_value() {
     assert!(e.contains("only[0].variant: 'b' is not a value"), "{e}");
 }
 
-const WORKLOADS: &str = include_str!("../../tests/data/matrix-features/workloads.yaml");
+const WORKLOADS: &str = include_str!("../../../../tests/data/matrix-features/workloads.yaml");
 
 #[test]
 fn named_workloads_are_picked_per_cell_and_option_lines_become_maps() {
@@ -245,7 +245,7 @@ fn workload_errors_are_located_and_name_the_option() {
     );
 }
 
-const DELAY: &str = include_str!("../../tests/data/matrix-features/delay.yaml");
+const DELAY: &str = include_str!("../../../../tests/data/matrix-features/delay.yaml");
 
 #[test]
 fn derived_metrics_carry_units_and_bounds() {

@@ -8,7 +8,6 @@ mod arch;
 mod checks;
 pub mod claims;
 pub mod derived;
-pub mod draft;
 pub mod exclude;
 pub mod expand;
 mod filter;
@@ -29,6 +28,9 @@ pub use expand::{BootSpec, CellSpec, KernelSpec, Plan, ScheduledBoot};
 pub use filter::Filter;
 pub use fragments::Fragment;
 pub use schema::{Scalar, SetupStep, Workload};
+/// The words of the plan error for a fio target no step creates; `lab new`
+/// looks for them to say its draft is not runnable.
+pub use stack::UNRUNNABLE;
 
 use anyhow::{Result, anyhow};
 use schema::{KernelAxisDef, Loc, MatrixFile, OrderedMap, PatchDef};

@@ -7,7 +7,7 @@ use crate::matrix::schema::{SetupStep, Workload};
 use std::path::PathBuf;
 
 fn data(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
         .join("tests/data")
         .join(name)
 }

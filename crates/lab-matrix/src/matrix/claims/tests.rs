@@ -3,7 +3,7 @@ use crate::mail::{ClaimKind, Column, Origin, Row};
 use std::path::PathBuf;
 
 fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
 }
 
 /// Two variants, an nvme-poll-like matrix with three run axes.

@@ -201,7 +201,8 @@ pub fn dm_delay(
     value: impl Fn(&str, i64, u32) -> f64,
 ) -> Result<Synthetic> {
     let text = matrix_text(variants, reps);
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("matrices/synthetic-dm-delay.yaml");
+    let path = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+        .join("matrices/synthetic-dm-delay.yaml");
     let matrix = Matrix::parse(&path, &text)?;
     let plan = matrix.plan()?;
     let mut kernels = BTreeMap::new();

@@ -86,8 +86,7 @@ pub fn draft(raw: &[u8], opts: &Options, out: &Path) -> Result<Draft> {
         let yaml = p.yaml();
         let unrunnable = |e: &anyhow::Error| {
             let text = format!("{e:#}");
-            text.contains(crate::matrix::stack::UNRUNNABLE)
-                .then_some(text)
+            text.contains(crate::matrix::UNRUNNABLE).then_some(text)
         };
         let m = match crate::matrix::Matrix::parse(out, &yaml) {
             Ok(m) => m,

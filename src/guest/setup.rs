@@ -3,6 +3,7 @@
 
 use super::knob::{self, Knob};
 use super::ssh::Session;
+use crate::matrix::DmTarget;
 use crate::matrix::SetupStep;
 use crate::matrix::schema::DmDef;
 pub use crate::record::guest::StepRecord;
@@ -26,48 +27,9 @@ enum UndoAction {
 /// passed as written, with no shell expansion.
 pub fn dm_commands(d: &DmDef) -> Result<(String, String)> {
     let name = &d.name;
-    let target = d.target.as_deref();
-    let dev = || {
-        d.device.clone().ok_or_else(|| {
-            anyhow::anyhow!("dm {name}: target {} needs a device", target.unwrap_or("?"))
-        })
-    };
-    let num = |v: &Option<crate::matrix::Scalar>, or: &str| {
-        v.as_ref()
-            .map(|x| x.to_string())
-            .unwrap_or_else(|| or.to_string())
-    };
-    let body = match (target, &d.table) {
-        (None, Some(t)) => t.clone(),
-        (Some("delay"), None) => {
-            // <dev> <off> <delay> [<wdev> <woff> <wdelay> [<fdev> <foff> <fdelay>]]
-            let dev = dev()?;
-            let r = num(&d.read_ms, "0");
-            let w = num(&d.write_ms, &r);
-            let wdev = d.write_device.clone().unwrap_or_else(|| dev.clone());
-            let mut t = format!("delay {dev} 0 {r} {wdev} 0 {w}");
-            if d.flush_device.is_some() || d.flush_ms.is_some() {
-                let fdev = d.flush_device.clone().unwrap_or_else(|| wdev.clone());
-                t.push_str(&format!(" {fdev} 0 {}", num(&d.flush_ms, &w)));
-            }
-            t
-        }
-        (Some("linear"), None) => format!("linear {} 0", dev()?),
-        (Some("flakey"), None) => format!(
-            "flakey {} 0 {} {}",
-            dev()?,
-            num(&d.up_s, "0"),
-            num(&d.down_s, "0")
-        ),
-        (Some(t @ ("zero" | "error")), None) => t.to_string(),
-        (Some(t), None) => {
-            bail!(
-                "dm {name}: unknown target '{t}' (delay, linear, zero, error, flakey, or give a raw table)"
-            )
-        }
-        (Some(_), Some(_)) => bail!("dm {name}: give either target or table, not both"),
-        (None, None) => bail!("dm {name}: needs a target or a table"),
-    };
+    let body = DmTarget::from_def(d)
+        .map_err(|e| anyhow::anyhow!("dm {name}: {e}"))?
+        .table();
     let (qn, node) = (q(name), q(&format!("/dev/mapper/{name}")));
     let mut size = String::new();
     let table = match (&d.table, &d.sectors, &d.device) {

@@ -4,10 +4,11 @@
 
 use super::devices::Devices;
 use super::emit::Proposal;
-use super::steps::{self, DmTable, Scan, Step};
+use super::steps::{self, Scan, Step};
 use super::workload::{self, Workloads};
 use super::{claim, facts};
 use crate::mail::ClaimTable;
+use crate::matrix::DmTarget;
 
 pub(super) fn workloads(
     p: &mut Proposal,
@@ -603,12 +604,15 @@ fn queue_knob(p: &mut Proposal, axis: &str, with: &str, values: &[String], col: 
 fn template_step(setup: &mut Vec<(Step, Option<String>)>, axis: &str, with: &str) -> bool {
     for (s, _) in setup.iter_mut() {
         if let Step::Dm {
-            table: DmTable::Delay { ms, .. },
+            target: DmTarget::Delay {
+                read_ms, write_ms, ..
+            },
             ..
         } = s
             && axis == "delay"
         {
-            *ms = with.to_string();
+            *read_ms = crate::matrix::Scalar::Str(with.to_string());
+            *write_ms = Some(read_ms.clone());
             return true;
         }
     }

@@ -3,8 +3,9 @@
 //! the config symbols their targets, file systems and schedulers need.
 
 use super::emit::Proposal;
-use super::steps::{DmTable, Scan, Step};
+use super::steps::{Scan, Step};
 use super::{facts, shell};
+use crate::matrix::{DmTarget, Scalar};
 
 /// The mail's devices and lab's stand-ins for them.
 pub(super) struct Devices {
@@ -330,12 +331,9 @@ pub(super) fn add_config(p: &mut Proposal, s: &Step, why: &str) {
 
 fn needs(s: &Step) -> Vec<&'static str> {
     match s {
+        // A named target's options the matrix adds itself (dm::config_fragment).
         Step::Dm {
-            table: DmTable::Flakey { .. },
-            ..
-        } => vec!["CONFIG_DM_FLAKEY=y"],
-        Step::Dm {
-            table: DmTable::Raw(t),
+            target: DmTarget::Table(t),
             ..
         } => match t.split_whitespace().nth(2).unwrap_or("") {
             "crypt" => vec![
@@ -384,11 +382,8 @@ pub(super) fn setup(p: &mut Proposal, scan: &Scan, dv: &Devices, lower: &str, su
         match &mut s {
             Step::Module { module, .. } if module == "null_blk" => continue,
             Step::Module { params, .. } if params.is_empty() => continue,
-            Step::Dm { table, .. } => match table {
-                DmTable::Delay { device, .. }
-                | DmTable::Linear { device }
-                | DmTable::Flakey { device, .. } => *device = dv.map(device),
-                DmTable::Raw(t) => {
+            Step::Dm { target, .. } => match target {
+                DmTarget::Table(t) => {
                     // A raw table is passed as written: its size must be a number.
                     let w = shell::words(t);
                     let mut fixed = dv.map(t);
@@ -398,7 +393,12 @@ pub(super) fn setup(p: &mut Proposal, scan: &Scan, dv: &Devices, lower: &str, su
                     }
                     *t = fixed;
                 }
-                DmTable::Zero | DmTable::Error => {}
+                // Only the device names change; the numbers stay as written.
+                t => {
+                    if let Some(d) = t.device_mut() {
+                        *d = dv.map(d);
+                    }
+                }
             },
             Step::Knob { path, value } => {
                 *path = dv.map(path);
@@ -431,22 +431,19 @@ pub(super) fn setup(p: &mut Proposal, scan: &Scan, dv: &Devices, lower: &str, su
         });
     let Some(t) = named else { return };
     let device = dv.main().to_string();
-    let table = match t {
-        "delay" => DmTable::Delay {
+    let target = match t {
+        "delay" => DmTarget::delay(device, Scalar::Str("1".into())),
+        "flakey" => DmTarget::Flakey {
             device,
-            ms: "1".into(),
+            up_s: Scalar::Str("5".into()),
+            down_s: Scalar::Str("0".into()),
         },
-        "flakey" => DmTable::Flakey {
-            device,
-            up: "5".into(),
-            down: "0".into(),
-        },
-        _ => DmTable::Linear { device },
+        _ => DmTarget::Linear { device },
     };
     let name = if t == "delay" { "delayed" } else { t };
     let s = Step::Dm {
         name: name.into(),
-        table,
+        target,
     };
     add_config(p, &s, &format!("for the inferred dm-{t} target"));
     p.setup.push((

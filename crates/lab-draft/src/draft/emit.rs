@@ -3,7 +3,7 @@
 //! YAML serializer writes them.
 
 use super::claim::{ClaimDraft, Rows};
-use super::steps::{DmTable, Step};
+use super::steps::Step;
 use super::workload::{Job, Workloads};
 
 /// Everything a drafted matrix holds, and the notes beside each part.
@@ -337,25 +337,10 @@ impl Proposal {
 
 fn step(s: &Step) -> String {
     match s {
-        Step::Dm { name, table } => {
+        Step::Dm { name, target } => {
             let mut o = format!("  - dm:\n      name: {}\n", q(name));
-            match table {
-                DmTable::Delay { device, ms } => o.push_str(&format!(
-                    "      target: delay\n      device: {}\n      read_ms: {}\n      write_ms: {}\n",
-                    q(device),
-                    q(ms),
-                    q(ms)
-                )),
-                DmTable::Linear { device } => o.push_str(&format!("      target: linear\n      device: {}\n", q(device))),
-                DmTable::Flakey { device, up, down } => o.push_str(&format!(
-                    "      target: flakey\n      device: {}\n      up_s: {}\n      down_s: {}\n",
-                    q(device),
-                    q(up),
-                    q(down)
-                )),
-                DmTable::Zero => o.push_str("      target: zero\n"),
-                DmTable::Error => o.push_str("      target: error\n"),
-                DmTable::Raw(t) => o.push_str(&format!("      table: {}\n", q(t))),
+            for (k, v) in target.fields() {
+                o.push_str(&format!("      {k}: {}\n", q(&v)));
             }
             o
         }

@@ -6,6 +6,7 @@
 //! `iodepth`, a knob's value is the knob's name.
 
 use super::shell::{self, Found, Simple};
+use crate::matrix::{DmTarget, Scalar};
 
 /// Where a step came from in the mail.
 #[derive(Clone, Debug, PartialEq)]
@@ -15,30 +16,10 @@ pub struct Src {
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub enum DmTable {
-    Delay {
-        device: String,
-        ms: String,
-    },
-    Linear {
-        device: String,
-    },
-    Flakey {
-        device: String,
-        up: String,
-        down: String,
-    },
-    Zero,
-    Error,
-    /// A table lab passes as written, its size made literal.
-    Raw(String),
-}
-
-#[derive(Clone, Debug, PartialEq)]
 pub enum Step {
     Dm {
         name: String,
-        table: DmTable,
+        target: DmTarget,
     },
     Knob {
         path: String,
@@ -208,22 +189,9 @@ fn fill_step(s: &mut Step, with: &str) {
             .replace(MARK, with)
     };
     match s {
-        Step::Dm { name: n, table } => {
+        Step::Dm { name: n, target } => {
             name(n);
-            match table {
-                DmTable::Delay { device, ms } => {
-                    f(device);
-                    f(ms)
-                }
-                DmTable::Linear { device } => f(device),
-                DmTable::Flakey { device, up, down } => {
-                    f(device);
-                    f(up);
-                    f(down)
-                }
-                DmTable::Raw(t) => f(t),
-                DmTable::Zero | DmTable::Error => {}
-            }
+            target.for_each_text(f)
         }
         Step::Knob { path, value } => {
             f(path);
@@ -276,7 +244,7 @@ fn read(p: &[Simple], src: &Src, into: &mut Scan) -> Option<String> {
                 into,
                 Step::Dm {
                     name: name.trim_start_matches("/dev/mapper/").into(),
-                    table: t,
+                    target: t,
                 },
             );
             axis
@@ -456,7 +424,7 @@ fn mkfs(fs: String, args: &[&str], src: &Src, into: &mut Scan) -> Option<String>
 
 /// `0 $(blockdev --getsz DEV) delay DEV 0 5`: the structured targets lab
 /// knows, else the raw table; and the axis a marked delay stands for.
-fn dm_table(t: &str) -> (DmTable, Option<String>) {
+fn dm_table(t: &str) -> (DmTarget, Option<String>) {
     let w = shell::words(t);
     let args: Vec<&str> = w.iter().skip(3).map(String::as_str).collect();
     let target = w.get(2).map(String::as_str).unwrap_or("");
@@ -465,23 +433,23 @@ fn dm_table(t: &str) -> (DmTable, Option<String>) {
         ("delay", 3 | 6) => {
             let ms = dev(2);
             let axis = ms.contains(MARK).then(|| "delay".to_string());
-            (DmTable::Delay { device: dev(0), ms }, axis)
+            (DmTarget::delay(dev(0), Scalar::Str(ms)), axis)
         }
-        ("linear", 2) => (DmTable::Linear { device: dev(0) }, None),
+        ("linear", 2) => (DmTarget::Linear { device: dev(0) }, None),
         ("flakey", 4) => {
             let axis = dev(2).contains(MARK).then(|| "up_s".to_string());
             (
-                DmTable::Flakey {
+                DmTarget::Flakey {
                     device: dev(0),
-                    up: dev(2),
-                    down: dev(3),
+                    up_s: Scalar::Str(dev(2)),
+                    down_s: Scalar::Str(dev(3)),
                 },
                 axis,
             )
         }
-        ("zero", _) => (DmTable::Zero, None),
-        ("error", _) => (DmTable::Error, None),
-        _ => (DmTable::Raw(t.trim().to_string()), None),
+        ("zero", _) => (DmTarget::Zero, None),
+        ("error", _) => (DmTarget::Error, None),
+        _ => (DmTarget::Table(t.trim().to_string()), None),
     }
 }
 
@@ -753,10 +721,7 @@ mod tests {
             s.steps[0].0,
             Step::Dm {
                 name: "delay{{ delay }}".into(),
-                table: DmTable::Delay {
-                    device: "/dev/nullb0".into(),
-                    ms: "{{ delay }}".into()
-                }
+                target: DmTarget::delay("/dev/nullb0".into(), Scalar::Str("{{ delay }}".into()))
             }
         );
         // The device each cell makes is named as the loop named it.

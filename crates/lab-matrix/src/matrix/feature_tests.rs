@@ -508,3 +508,31 @@ fn fio_targets_per_job_in_a_directory_and_on_the_generic_device() {
     let e = err_of(&jobs.replace("filename: /dev/nullb1", "bs: 4k"));
     assert!(e.contains("job 'n0' has no filename"), "{e}");
 }
+
+#[test]
+fn a_dm_target_brings_the_kernel_config_it_needs_unless_a_fragment_has_it() {
+    let flakey = "version: 1
+name: t
+variants: [{name: a}]
+kernel_axes: {arch: [x86_64]}
+boot: {null_blk: {nr_devices: 1}}
+setup:
+  - dm: {name: f, target: flakey, device: /dev/nullb0, up_s: 5, down_s: 1}
+workload:
+  fio: {filename: /dev/mapper/f, rw: randread}
+";
+    let m = parse(flakey).unwrap();
+    let f = m.fragments.iter().find(|f| f.name == "dm-targets").unwrap();
+    assert_eq!(f.text, "CONFIG_DM_FLAKEY=y\n");
+    let p = m.plan().unwrap();
+    assert!(
+        p.kernels[0]
+            .fragments
+            .iter()
+            .any(|f| f.name == "dm-targets")
+    );
+    // The built-in base has delay and zero: a delay matrix's kernels keep
+    // the fragments (and cache keys) they had.
+    let m = parse(DELAY).unwrap();
+    assert!(m.fragments.iter().all(|f| f.name != "dm-targets"));
+}

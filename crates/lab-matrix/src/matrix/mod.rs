@@ -8,6 +8,7 @@ mod arch;
 mod checks;
 pub mod claims;
 pub mod derived;
+pub mod dm;
 pub mod exclude;
 pub mod expand;
 mod filter;
@@ -24,6 +25,7 @@ mod validate;
 mod yaml_error;
 
 pub use arch::Arch;
+pub use dm::DmTarget;
 pub use expand::{BootSpec, CellSpec, KernelSpec, Plan, ScheduledBoot};
 pub use filter::Filter;
 pub use fragments::Fragment;
@@ -535,6 +537,8 @@ fn validate(path: &Path, text: &str, f: MatrixFile, max_cells: usize) -> Result<
         .map(|s| (s.referenced.line() as usize, s.referenced.column() as usize))
         .collect();
 
+    let setup: Vec<SetupStep> = f.setup.into_iter().map(|s| s.value).collect();
+    common.extend(dm::config_fragment(&setup, &common));
     let m = Matrix {
         path: path.to_path_buf(),
         name: f.name,
@@ -548,7 +552,7 @@ fn validate(path: &Path, text: &str, f: MatrixFile, max_cells: usize) -> Result<
         boot_axes,
         run_axes,
         boot: f.boot,
-        setup: f.setup.into_iter().map(|s| s.value).collect(),
+        setup,
         setup_at,
         workloads,
         workload_at: f.workload.as_ref().map_or((0, 0), |w| {

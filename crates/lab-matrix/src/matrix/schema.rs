@@ -322,8 +322,8 @@ pub enum SetupStep {
 #[serde(deny_unknown_fields)]
 pub struct DmDef {
     pub name: String,
-    /// `delay`, `zero`, `linear`, `error`, `flakey`, or absent with
-    /// `table` set.
+    /// One of `dm::TARGETS`, or absent with `table` set. Which of the
+    /// keys below each target takes is `dm::DmTarget`'s.
     #[serde(default)]
     pub target: Option<String>,
     /// The lower device; for delay, the read device.

@@ -110,11 +110,16 @@ pub fn cell_secs(cell: &super::CellSpec) -> f64 {
         .setup
         .iter()
         .filter_map(|s| match s {
-            SetupStep::Dm(dm) if dm.target.as_deref() == Some("delay") => {
-                let r = dm.read_ms.as_ref().and_then(scalar_f64).unwrap_or(0.0);
-                let w = dm.write_ms.as_ref().and_then(scalar_f64).unwrap_or(0.0);
-                Some(r.max(w))
-            }
+            SetupStep::Dm(dm) => match super::DmTarget::from_def(dm) {
+                Ok(super::DmTarget::Delay {
+                    read_ms, write_ms, ..
+                }) => {
+                    let r = scalar_f64(&read_ms).unwrap_or(0.0);
+                    let w = write_ms.as_ref().and_then(scalar_f64).unwrap_or(0.0);
+                    Some(r.max(w))
+                }
+                _ => None,
+            },
             _ => None,
         })
         .sum::<f64>();

@@ -277,30 +277,8 @@ fn dm(x: &DmDef, d: &mut Devices) -> Result<(), String> {
     ] {
         number(k, v)?;
     }
-    let t = x.target.as_deref();
-    match (t, &x.table) {
-        (None, Some(_)) => {}
-        (Some(_), Some(_)) => return Err("dm: give either target or table, not both".into()),
-        (None, None) => return Err("dm: needs a target or a table".into()),
-        (Some("delay" | "linear" | "flakey"), None) if x.device.is_none() => {
-            return Err(format!(
-                "dm.device: target {} needs a device",
-                t.unwrap_or("")
-            ));
-        }
-        (Some("delay" | "linear" | "flakey" | "zero" | "error"), None) => {}
-        (Some(o), None) => {
-            return Err(format!(
-                "dm.target '{o}': use delay, linear, zero, error or flakey, or give a raw table"
-            ));
-        }
-    }
-    if t != Some("delay") && (x.write_device.is_some() || x.flush_device.is_some()) {
-        return Err("dm.write_device and dm.flush_device belong to target delay".into());
-    }
-    if t == Some("flakey") && (x.up_s.is_none() || x.down_s.is_none()) {
-        return Err("dm: target flakey needs up_s and down_s".into());
-    }
+    // Which keys each target takes, and which it needs, is the enum's.
+    super::dm::DmTarget::from_def(x)?;
     let node = format!("/dev/mapper/{}", x.name);
     if d.made.contains(&node) {
         return Err(format!("dm.name '{}' is made twice", x.name));

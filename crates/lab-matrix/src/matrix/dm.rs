@@ -118,11 +118,11 @@ impl DmTarget {
     /// Apply `f` to every text the target holds (devices, numbers as
     /// written, a raw table): `lab new` puts templates into them.
     pub fn for_each_text(&mut self, mut f: impl FnMut(&mut String)) {
-        let mut num = |v: &mut Scalar| {
+        fn num(v: &mut Scalar, f: &mut impl FnMut(&mut String)) {
             let mut s = v.to_string();
             f(&mut s);
             *v = Scalar::Str(s);
-        };
+        }
         match self {
             DmTarget::Delay {
                 device,
@@ -136,9 +136,8 @@ impl DmTarget {
                     .into_iter()
                     .flatten()
                 {
-                    num(v);
+                    num(v, &mut f);
                 }
-                drop(num);
                 for d in [Some(device), write_device.as_mut(), flush_device.as_mut()]
                     .into_iter()
                     .flatten()
@@ -151,19 +150,12 @@ impl DmTarget {
                 up_s,
                 down_s,
             } => {
-                num(up_s);
-                num(down_s);
-                drop(num);
+                num(up_s, &mut f);
+                num(down_s, &mut f);
                 f(device);
             }
-            DmTarget::Linear { device } => {
-                drop(num);
-                f(device)
-            }
-            DmTarget::Table(t) => {
-                drop(num);
-                f(t)
-            }
+            DmTarget::Linear { device } => f(device),
+            DmTarget::Table(t) => f(t),
             DmTarget::Zero | DmTarget::Error => {}
         }
     }

@@ -424,7 +424,7 @@ mod tests {
         let steps =
             |ts: &[&str]| -> Vec<SetupStep> { ts.iter().map(|t| SetupStep::Dm(def(t))).collect() };
         assert_eq!(
-            config_fragment(&steps(&["zero", "delay"]), &[base.clone()]),
+            config_fragment(&steps(&["zero", "delay"]), std::slice::from_ref(&base)),
             None
         );
         let mut flakey = def("flakey");

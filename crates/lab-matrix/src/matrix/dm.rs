@@ -30,6 +30,9 @@ pub enum DmTarget {
         up_s: Scalar,
         down_s: Scalar,
     },
+    /// dm-dust: a pass-through that fails the blocks it is told to
+    /// (`dmsetup message NAME 0 addbadblock N`); 512-byte blocks.
+    Dust { device: String },
     /// dm-zero: reads zeros, swallows writes.
     Zero,
     /// dm-error: fails every I/O.
@@ -39,7 +42,7 @@ pub enum DmTarget {
 }
 
 /// The targets a matrix may name, as `dm.target` spells them.
-pub const TARGETS: [&str; 5] = ["delay", "linear", "flakey", "zero", "error"];
+pub const TARGETS: [&str; 6] = ["delay", "linear", "flakey", "dust", "zero", "error"];
 
 impl DmTarget {
     /// The typed target of a (rendered) `dm:` step, or what is wrong with
@@ -79,6 +82,7 @@ impl DmTarget {
                     down_s: need("down_s", &x.down_s)?,
                 }
             }
+            "dust" => DmTarget::Dust { device: device()? },
             "zero" => DmTarget::Zero,
             "error" => DmTarget::Error,
             o => {
@@ -154,7 +158,7 @@ impl DmTarget {
                 num(down_s, &mut f);
                 f(device);
             }
-            DmTarget::Linear { device } => f(device),
+            DmTarget::Linear { device } | DmTarget::Dust { device } => f(device),
             DmTarget::Table(t) => f(t),
             DmTarget::Zero | DmTarget::Error => {}
         }
@@ -166,6 +170,7 @@ impl DmTarget {
             DmTarget::Delay { .. } => "delay",
             DmTarget::Linear { .. } => "linear",
             DmTarget::Flakey { .. } => "flakey",
+            DmTarget::Dust { .. } => "dust",
             DmTarget::Zero => "zero",
             DmTarget::Error => "error",
             DmTarget::Table(_) => "table",
@@ -184,7 +189,11 @@ impl DmTarget {
                 "flush_ms",
             ],
             DmTarget::Flakey { .. } => &["up_s", "down_s"],
-            DmTarget::Linear { .. } | DmTarget::Zero | DmTarget::Error | DmTarget::Table(_) => &[],
+            DmTarget::Linear { .. }
+            | DmTarget::Dust { .. }
+            | DmTarget::Zero
+            | DmTarget::Error
+            | DmTarget::Table(_) => &[],
         }
     }
 
@@ -193,7 +202,8 @@ impl DmTarget {
         match self {
             DmTarget::Delay { device, .. }
             | DmTarget::Linear { device }
-            | DmTarget::Flakey { device, .. } => Some(device),
+            | DmTarget::Flakey { device, .. }
+            | DmTarget::Dust { device } => Some(device),
             DmTarget::Zero | DmTarget::Error | DmTarget::Table(_) => None,
         }
     }
@@ -203,7 +213,8 @@ impl DmTarget {
         match self {
             DmTarget::Delay { device, .. }
             | DmTarget::Linear { device }
-            | DmTarget::Flakey { device, .. } => Some(device),
+            | DmTarget::Flakey { device, .. }
+            | DmTarget::Dust { device } => Some(device),
             DmTarget::Zero | DmTarget::Error | DmTarget::Table(_) => None,
         }
     }
@@ -237,6 +248,8 @@ impl DmTarget {
                 down_s,
             } => format!("flakey {device} 0 {up_s} {down_s}"),
             // <dev> <offset> <blksz>
+            // <dev> <offset> <blksz>
+            DmTarget::Dust { device } => format!("dust {device} 0 512"),
             DmTarget::Zero => "zero".into(),
             DmTarget::Error => "error".into(),
             DmTarget::Table(t) => t.clone(),
@@ -250,6 +263,7 @@ impl DmTarget {
         match self {
             DmTarget::Delay { .. } => &["CONFIG_DM_DELAY=y"],
             DmTarget::Flakey { .. } => &["CONFIG_DM_FLAKEY=y"],
+            DmTarget::Dust { .. } => &["CONFIG_DM_DUST=y"],
             DmTarget::Zero => &["CONFIG_DM_ZERO=y"],
             DmTarget::Linear { .. } | DmTarget::Error | DmTarget::Table(_) => &[],
         }
@@ -365,6 +379,11 @@ mod tests {
                     "flakey /dev/nullb0 0 5 1".into(),
                     "CONFIG_DM_FLAKEY=y".into()
                 ),
+                (
+                    "dust",
+                    "dust /dev/nullb0 0 512".into(),
+                    "CONFIG_DM_DUST=y".into()
+                ),
                 ("zero", "zero".into(), "CONFIG_DM_ZERO=y".into()),
                 ("error", "error".into(), String::new()),
             ]
@@ -381,11 +400,9 @@ mod tests {
         d.write_device = Some("/dev/nullb1".into());
         assert_eq!(e(d), "dm.write_device does not belong to target linear");
         assert_eq!(e(def("flakey")), "dm: target flakey needs up_s and down_s");
-        assert!(
-            e(def("striped")).starts_with(
-                "dm.target: unknown target 'striped' (use delay, linear, flakey, zero"
-            )
-        );
+        assert!(e(def("striped")).starts_with(
+            "dm.target: unknown target 'striped' (use delay, linear, flakey, dust, zero"
+        ));
         let mut d = def("zero");
         d.table = Some("0 8 zero".into());
         assert_eq!(e(d), "dm: give either target or table, not both");

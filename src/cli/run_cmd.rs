@@ -39,14 +39,14 @@ pub struct RunArgs {
     /// text), besides the patch mails; repeatable.
     #[arg(long = "claims")]
     pub claims: Vec<PathBuf>,
-    /// Seconds one cell may take before it fails and its boot is ended
-    /// (1 to 604800).
     /// When the run ends, done or failed, write the kernel and image
     /// entries it used to this archive (as `lab cache export`): the CI
     /// hand-over to the next night, without a step that must run after
     /// a failing one.
     #[arg(long)]
     pub export_cache: Option<PathBuf>,
+    /// Seconds one cell may take before it fails and its boot is ended
+    /// (1 to 604800).
     #[arg(long, default_value_t = 900,
           value_parser = clap::value_parser!(u64).range(1..=604_800))]
     pub cell_timeout: u64,

@@ -146,7 +146,8 @@ fn xfs_sync_counts_context_switches_and_reports_cycles_not_supported() {
     assert!(
         c.flags
             .iter()
-            .any(|f| f.starts_with("perf event cycles: not supported")),
+            .any(|f| f.kind == lab::record::RunFlagKind::PerfEvent
+                && f.detail.starts_with("perf event cycles: not supported")),
         "{:?}",
         c.flags
     );

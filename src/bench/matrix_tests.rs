@@ -56,6 +56,9 @@ fn derived_metrics_are_computed_per_repetition_from_metrics_and_axes() {
     assert_eq!(get("lat.us"), None);
     assert_eq!(
         flags,
-        ["derived lat.us = write.lat_mean / 1000: no value for 'write.lat_mean'"]
+        [crate::record::RunFlag::new(
+            crate::record::RunFlagKind::Derived,
+            "derived lat.us = write.lat_mean / 1000: no value for 'write.lat_mean'"
+        )]
     );
 }

@@ -2,6 +2,7 @@
 //! from what fio (or a plain command) printed.
 
 pub use crate::record::bench::Metric;
+use crate::record::{RunFlag, RunFlagKind};
 pub mod fio;
 #[cfg(test)]
 mod matrix_tests;
@@ -10,10 +11,13 @@ pub mod perf;
 /// Add the cell's derived metrics, each from the metrics before it and
 /// the cell's axis values. One that cannot be computed (a metric the
 /// workload did not produce, a division by zero) is flagged, not zero.
-pub fn derive(ms: &mut Vec<Metric>, cell: &crate::matrix::CellSpec, flags: &mut Vec<String>) {
+pub fn derive(ms: &mut Vec<Metric>, cell: &crate::matrix::CellSpec, flags: &mut Vec<RunFlag>) {
     for d in &cell.derived {
         let Ok(e) = crate::matrix::derived::parse(&d.expr) else {
-            flags.push(format!("derived {}: '{}' does not parse", d.name, d.expr));
+            flags.push(RunFlag::new(
+                RunFlagKind::Derived,
+                format!("derived {}: '{}' does not parse", d.name, d.expr),
+            ));
             continue;
         };
         let get = |n: &str| -> Option<f64> {
@@ -27,7 +31,10 @@ pub fn derive(ms: &mut Vec<Metric>, cell: &crate::matrix::CellSpec, flags: &mut 
         };
         match e.eval(&get) {
             Ok(v) => ms.push(Metric::new(&d.name, v, &d.unit)),
-            Err(why) => flags.push(format!("derived {} = {}: {why}", d.name, d.expr)),
+            Err(why) => flags.push(RunFlag::new(
+                RunFlagKind::Derived,
+                format!("derived {} = {}: {why}", d.name, d.expr),
+            )),
         }
     }
 }

@@ -155,12 +155,12 @@ pub fn metrics(counts: &[PerfCount]) -> Vec<Metric> {
 }
 
 /// The flags a cell carries for events perf did not count.
-pub fn flags(counts: &[PerfCount]) -> Vec<String> {
+pub fn flags(counts: &[PerfCount]) -> Vec<crate::record::RunFlag> {
     counts
         .iter()
         .filter(|c| c.status != PerfStatus::Counted)
         .map(|c| {
-            format!(
+            let detail = format!(
                 "perf event {}: {}{}",
                 c.event,
                 c.status.word(),
@@ -168,7 +168,8 @@ pub fn flags(counts: &[PerfCount]) -> Vec<String> {
                     .as_deref()
                     .map(|r| format!(" ({r})"))
                     .unwrap_or_default()
-            )
+            );
+            crate::record::RunFlag::new(crate::record::RunFlagKind::PerfEvent, detail)
         })
         .collect()
 }
@@ -220,8 +221,12 @@ mod tests {
             ]
         );
         let f = flags(&c);
+        assert!(
+            f.iter()
+                .all(|f| f.kind == crate::record::RunFlagKind::PerfEvent)
+        );
         assert_eq!(
-            f,
+            f.iter().map(|f| f.detail.as_str()).collect::<Vec<_>>(),
             [
                 "perf event cycles: not supported (perf printed <not supported>)",
                 "perf event instructions: not supported (perf printed <not supported>)"

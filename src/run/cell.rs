@@ -6,6 +6,7 @@ use crate::guest::{probe, setup};
 use crate::host::pressure::{Sample, Thresholds};
 use crate::matrix::perf::Perf;
 use crate::matrix::{CellSpec, Workload};
+use crate::record::{RunFlag, RunFlagKind};
 use crate::results::{CellRecord, CellStatus, RunDir};
 use anyhow::{Context, Result};
 use std::time::Instant;
@@ -183,8 +184,9 @@ fn finish(
     rec.metrics = workload?;
     bench::derive(&mut rec.metrics, cell, &mut rec.flags);
     if let Some(e) = teardown {
-        rec.flags.push(format!(
-            "teardown failed ({e:#}); later cells on this boot may not start clean"
+        rec.flags.push(RunFlag::new(
+            RunFlagKind::Teardown,
+            format!("teardown failed ({e:#}); later cells on this boot may not start clean"),
         ));
     }
     Ok(())
@@ -276,28 +278,15 @@ async fn perf_counts(b: &Booted, perf: Option<&Perf>, rec: &mut CellRecord) -> R
 /// Conditions that make a cell's timing suspect. They are recorded with
 /// the cell; the report shows them and never drops them.
 fn flag(rec: &mut CellRecord, b: &Booted, clock_lines_before: usize) {
-    for (when, cs) in [
-        ("before", &rec.clocksource_before),
-        ("after", &rec.clocksource_after),
-    ] {
-        if probe::is_jiffies(cs) {
-            rec.flags.push(format!(
-                "guest clocksource {when} the cell was {cs}: time advances once per tick"
-            ));
-        }
-    }
-    if !rec.clocksource_before.is_empty()
-        && !rec.clocksource_after.is_empty()
-        && rec.clocksource_before != rec.clocksource_after
-    {
-        rec.flags.push(format!(
-            "guest clocksource changed during the cell: {} -> {}",
-            rec.clocksource_before, rec.clocksource_after
-        ));
-    }
+    // A jiffies clocksource, before or after, and a change during the
+    // cell are decided by the report from the clocksources recorded
+    // with the cell: one fact, one flag.
     for line in b.vm.console.clock_lines.iter().skip(clock_lines_before) {
         if crate::vm::console::is_clock_trouble(line) {
-            rec.flags.push(format!("console during the cell: {line}"));
+            rec.flags.push(RunFlag::new(
+                RunFlagKind::ClockEvent,
+                format!("console during the cell: {line}"),
+            ));
         }
     }
     // Ignored knobs are not repeated here: the cell's knob records carry

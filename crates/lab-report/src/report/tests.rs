@@ -238,7 +238,10 @@ fn host_load_high_cv_and_run_flags_are_carried() {
     cell_mut(&mut s, "before", 1, 1).host_load = [3.5, 1.0, 1.0];
     cell_mut(&mut s, "before", 2, 3)
         .flags
-        .push("TSC marked unstable".into());
+        .push(crate::record::RunFlag::new(
+            crate::record::RunFlagKind::ClockEvent,
+            "TSC marked unstable",
+        ));
     for (rep, v) in [(1, 9.0), (2, 12.0), (3, 10.0)] {
         cell_mut(&mut s, "before", 5, rep).metrics[0].value = v * 1e6;
     }
@@ -872,7 +875,10 @@ fn a_loaded_host_is_one_legend_line_with_its_range_not_a_footnote_per_cell() {
     }
     cell_mut(&mut s, "before", 2, 3)
         .flags
-        .push("TSC marked unstable".into());
+        .push(crate::record::RunFlag::new(
+            crate::record::RunFlagKind::ClockEvent,
+            "TSC marked unstable",
+        ));
     let (_d, _run, r) = build_of(&s);
     let text = text::render_text(&r).unwrap();
     let cells: usize = r.groups.iter().map(|g| g.cells.len()).sum();

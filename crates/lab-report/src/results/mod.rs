@@ -216,8 +216,8 @@ pub struct CellRecord {
     pub metrics: Vec<Metric>,
     /// fio's raw JSON, relative to the run directory.
     pub fio_json: Option<String>,
-    /// Conditions that make this cell's numbers suspect, in words.
-    pub flags: Vec<String>,
+    /// Conditions the run saw that make this cell's numbers suspect.
+    pub flags: Vec<crate::record::RunFlag>,
     /// Host CPU contention measured over this attempt (timing cells).
     #[serde(default)]
     pub contention: Option<crate::record::host::Contention>,

@@ -103,3 +103,35 @@ fn axis_values_keep_their_order_through_json() {
     let back: AxisValues = serde_json::from_str(&serde_json::to_string(&a).unwrap()).unwrap();
     assert_eq!(back, a);
 }
+
+#[test]
+fn a_stored_run_from_before_typed_flags_loads_with_its_words_kept() {
+    use crate::record::{RunFlag, RunFlagKind};
+    let stored = Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/data/runs"
+    ));
+    let run = RunDir::open(stored, "dm-delay-20261130-001024").unwrap();
+    assert_eq!(run.cells().unwrap().len(), 24);
+    // One of its cells as an older lab wrote flags: plain sentences.
+    let text = std::fs::read_to_string(
+        run.path
+            .join("cells/arm64-hz100-after_delay=1/rep-1/cell.json"),
+    )
+    .unwrap();
+    let old = "guest clocksource before the cell was jiffies: time advances once per tick";
+    let worded = text.replacen("\"flags\": []", &format!("\"flags\": [\"{old}\"]"), 1);
+    assert_ne!(worded, text, "the stored cell has a flags list");
+    let c: CellRecord = serde_json::from_str(&worded).unwrap();
+    assert_eq!(c.flags, [RunFlag::new(RunFlagKind::Legacy, old)]);
+    // New records carry the kind, and read back the same.
+    let mut c = c;
+    c.flags = vec![RunFlag::new(RunFlagKind::Teardown, "teardown failed")];
+    let json = serde_json::to_string(&c).unwrap();
+    assert!(
+        json.contains(r#""flags":[{"kind":"teardown","detail":"teardown failed"}]"#),
+        "{json}"
+    );
+    let back: CellRecord = serde_json::from_str(&json).unwrap();
+    assert_eq!(back.flags, c.flags);
+}

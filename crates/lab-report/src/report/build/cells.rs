@@ -209,7 +209,7 @@ fn cell_summary(s: &Side, e: &Entry, names: &[String], settings: &Settings) -> C
             );
         }
         for f in &r.flags {
-            flags.add(FlagKind::Run, f.clone(), None, rep);
+            flags.add(FlagKind::Run, f.detail.clone(), None, rep);
         }
     }
     let done: BTreeSet<u32> = e.records.iter().map(|r| r.rep).collect();

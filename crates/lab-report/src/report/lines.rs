@@ -84,8 +84,10 @@ pub(super) fn outcome_line(r: &Report) -> String {
     let mut parts = Vec::new();
     // Contention alone leaves every repetition done, so no Incomplete
     // section says why; this line does.
-    let contended = |x: &String| x.contains("untrusted, measured on a contended host");
-    if o.exit_code == 2 && !o.incomplete.is_empty() && o.incomplete.iter().all(contended) {
+    // Each untrusted comparison is one line of `incomplete`: when they
+    // are all of it, contention is the only reason.
+    let contended = super::untrusted(r).count();
+    if o.exit_code == 2 && contended > 0 && o.incomplete.len() == contended {
         parts.push(format!(
             "contended host: {} comparison(s) untrusted, verdicts not final",
             o.incomplete.len()

@@ -1,16 +1,14 @@
 //! `lab image build`: the guest userland, as a reproducible initramfs.
 
 use crate::matrix::Arch;
-use anyhow::{Context, Result};
+use anyhow::Result;
 use std::path::PathBuf;
 
-pub fn build(arch: Option<&str>, recipe: Option<PathBuf>) -> Result<i32> {
+pub fn build(arch: Option<Arch>, recipe: Option<PathBuf>) -> Result<i32> {
     let cache = crate::cache::Cache::open_default()?;
     let events = super::ui::attach(crate::events::Events::silent());
     let arches = match arch {
-        Some(a) => {
-            vec![Arch::parse(a).with_context(|| format!("--arch {a}: use x86_64 or arm64"))?]
-        }
+        Some(a) => vec![a],
         None => Arch::ALL.to_vec(),
     };
     for arch in arches {

@@ -3,6 +3,7 @@
 mod boot_cmd;
 mod build_cmd;
 mod cache_cmd;
+mod claims_cmd;
 mod doctor_cmd;
 mod image_cmd;
 mod new_cmd;
@@ -48,9 +49,9 @@ pub enum Cmd {
     Plan {
         #[command(flatten)]
         m: MatrixArgs,
-        /// text, json, or github-matrix (with --shards)
-        #[arg(long, default_value = "text")]
-        format: String,
+        /// github-matrix goes with --shards.
+        #[arg(long, value_enum, default_value_t = plan_cmd::PlanFormat::Text)]
+        format: plan_cmd::PlanFormat,
         /// Split the kernels into N shards of about equal cost (1 to 1000).
         #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1000))]
         shards: Option<u64>,
@@ -79,8 +80,8 @@ pub enum Cmd {
         /// A run id under --results, or a run directory.
         run: String,
         /// Comma list of text, md, html, json, junit, reply.
-        #[arg(long, default_value = "text")]
-        format: String,
+        #[arg(long, default_value = "text", value_delimiter = ',', value_parser = report_format)]
+        format: Vec<crate::report::Format>,
         /// Where files go (default: the run directory).
         #[arg(long)]
         out: Option<PathBuf>,
@@ -91,8 +92,9 @@ pub enum Cmd {
     Compare {
         a: String,
         b: String,
-        #[arg(long, default_value = "text")]
-        format: String,
+        /// Comma list of text, md, html, json, junit, reply.
+        #[arg(long, default_value = "text", value_delimiter = ',', value_parser = report_format)]
+        format: Vec<crate::report::Format>,
         #[arg(long)]
         out: Option<PathBuf>,
         #[arg(long, default_value = "results")]
@@ -127,8 +129,8 @@ pub enum Cmd {
 pub enum ImageCmd {
     /// Build (or verify) the guest initramfs; the same inputs give the same sha256.
     Build {
-        #[arg(long)]
-        arch: Option<String>,
+        #[arg(long, value_parser = arch)]
+        arch: Option<crate::matrix::Arch>,
         /// An image recipe (default: the built-in images/lab.yaml).
         #[arg(long)]
         recipe: Option<PathBuf>,
@@ -141,8 +143,8 @@ pub enum ClaimsCmd {
     Extract {
         mail: PathBuf,
         /// yaml (reads back as claims), json or text (re-aligned tables).
-        #[arg(long, default_value = "yaml")]
-        format: String,
+        #[arg(long, default_value = "yaml", value_parser = claims_format)]
+        format: crate::mail::claims::render::Format,
     },
     /// Show what every claimed value of a matrix binds to; builds and
     /// boots nothing. Exit 1 when a value binds to no cell.
@@ -210,6 +212,25 @@ macro_rules! out {
     }};
 }
 
+/// `--format` of report and compare: the names and aliases
+/// `report::Format` reads (md, txt, xml ...).
+fn report_format(s: &str) -> Result<crate::report::Format, String> {
+    crate::report::Format::parse(s).map_err(|e| e.to_string())
+}
+
+/// `--format` of `claims extract`.
+fn claims_format(s: &str) -> Result<crate::mail::claims::render::Format, String> {
+    crate::mail::claims::render::Format::parse(s).map_err(|e| e.to_string())
+}
+
+/// `--arch`: the names of the arch table (x86_64, amd64, arm64, aarch64).
+fn arch(s: &str) -> Result<crate::matrix::Arch, String> {
+    crate::matrix::Arch::parse(s).ok_or_else(|| {
+        let names: Vec<&str> = crate::matrix::ARCHES.iter().map(|f| f.names[0]).collect();
+        format!("use {}", names.join(" or "))
+    })
+}
+
 pub fn main() -> i32 {
     use crate::error::{Kind, classify, exit, is_broken_pipe};
     let cli = match Cli::try_parse() {
@@ -272,12 +293,12 @@ fn interrupt_mode(cmd: &Cmd) -> crate::interrupt::Mode {
 
 fn run(cli: Cli) -> Result<i32> {
     match cli.cmd {
-        Cmd::Plan { m, format, shards } => plan_cmd::plan(&m, &format, shards.map(|n| n as usize)),
+        Cmd::Plan { m, format, shards } => plan_cmd::plan(&m, format, shards.map(|n| n as usize)),
         Cmd::New(a) => new_cmd::new(&a),
         Cmd::Build { m, jobs } => build_cmd::build(&m, jobs.map(usize::from)),
         Cmd::Run(a) => run_cmd::run_cmd(&a),
         Cmd::Boot(a) => boot_cmd::boot_cmd(&a),
-        Cmd::Image(ImageCmd::Build { arch, recipe }) => image_cmd::build(arch.as_deref(), recipe),
+        Cmd::Image(ImageCmd::Build { arch, recipe }) => image_cmd::build(arch, recipe),
         Cmd::Report {
             run,
             format,
@@ -305,7 +326,7 @@ fn run(cli: Cli) -> Result<i32> {
             &mut std::io::stdout().lock(),
         ),
         Cmd::Claims(ClaimsCmd::Extract { mail, format }) => {
-            crate::mail::claims::render::extract_cmd(&mail, &format, &mut std::io::stdout().lock())
+            claims_cmd::extract(&mail, format, &mut std::io::stdout().lock())
         }
         Cmd::Claims(ClaimsCmd::Check { m, claims }) => {
             let (matrix, plan) = load_plan(&m)?;

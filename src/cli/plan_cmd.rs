@@ -15,9 +15,18 @@ struct PlanDoc<'a> {
     plan: &'a crate::matrix::Plan,
 }
 
-pub fn plan(m: &MatrixArgs, format: &str, shards: Option<usize>) -> Result<i32> {
+/// `lab plan --format`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum PlanFormat {
+    Text,
+    Json,
+    /// The shards as a GitHub Actions matrix (with --shards).
+    GithubMatrix,
+}
+
+pub fn plan(m: &MatrixArgs, format: PlanFormat, shards: Option<usize>) -> Result<i32> {
     let (matrix, plan) = super::load_plan(m)?;
-    if shards.is_some() && format != "github-matrix" && format != "json" {
+    if shards.is_some() && format == PlanFormat::Text {
         return Err(crate::error::input_error(
             "--shards goes with --format github-matrix or json",
         ));
@@ -25,24 +34,26 @@ pub fn plan(m: &MatrixArgs, format: &str, shards: Option<usize>) -> Result<i32> 
     if let Some(n) = shards {
         let sh = crate::matrix::shard::shard(&plan, n);
         match format {
-            "github-matrix" => crate::outln!("{}", crate::matrix::shard::github_matrix(&sh))?,
+            PlanFormat::GithubMatrix => {
+                crate::outln!("{}", crate::matrix::shard::github_matrix(&sh))?
+            }
             _ => crate::outln!("{}", serde_json::to_string_pretty(&sh)?)?,
         }
         return Ok(0);
     }
     match format {
-        "json" => {
+        PlanFormat::Json => {
             let doc = PlanDoc {
                 schema_version: PLAN_SCHEMA_VERSION,
                 plan: &plan,
             };
             crate::outln!("{}", serde_json::to_string_pretty(&doc)?)?
         }
-        "text" => print_text(&matrix, &plan)?,
-        other => {
-            return Err(crate::error::input_error(format!(
-                "--format {other}: use text or json"
-            )));
+        PlanFormat::Text => print_text(&matrix, &plan)?,
+        PlanFormat::GithubMatrix => {
+            return Err(crate::error::input_error(
+                "--format github-matrix goes with --shards N",
+            ));
         }
     }
     Ok(0)

@@ -83,8 +83,8 @@ fn file(name: &str, paths: &[&str], package: &'static str, note: &'static str) -
 pub fn items_for(host: Option<Arch>) -> Vec<Item> {
     use Need::*;
     let mut v = Vec::new();
-    for p in &crate::vm::profile::PROFILES {
-        v.push(program(p.qemu, p.package, Required, ""));
+    for f in &crate::matrix::ARCHES {
+        v.push(program(f.qemu.qemu, f.qemu.package, Required, ""));
     }
     for arch in Arch::ALL {
         if let Some((prefix, package)) = arch.cross_compile(host) {

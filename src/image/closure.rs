@@ -28,18 +28,12 @@ pub struct Closure {
 
 /// Debian's multiarch triplet, the name of its library directories.
 pub fn triplet(arch: Arch) -> &'static str {
-    match arch {
-        Arch::X86_64 => "x86_64-linux-gnu",
-        Arch::Arm64 => "aarch64-linux-gnu",
-    }
+    arch.facts().triplet
 }
 
 /// `e_machine` of the arch's ELF files.
 pub fn elf_machine(arch: Arch) -> u16 {
-    match arch {
-        Arch::X86_64 => goblin::elf::header::EM_X86_64,
-        Arch::Arm64 => goblin::elf::header::EM_AARCH64,
-    }
+    arch.facts().elf_machine
 }
 
 /// The loader's system search path (Debian's glibc, as printed by
@@ -237,10 +231,7 @@ fn parent(path: &str) -> String {
 /// entry would be relative to the process's working directory, which
 /// means nothing in an image, so it is dropped.
 fn expand_dir(entry: &str, origin: &str, arch: Arch) -> Option<String> {
-    let platform = match arch {
-        Arch::X86_64 => "x86_64",
-        Arch::Arm64 => "aarch64",
-    };
+    let platform = arch.facts().platform;
     let lib = format!("lib/{}", triplet(arch));
     let origin_abs = format!("/{origin}");
     let mut s = entry.to_string();
@@ -261,6 +252,12 @@ fn expand_dir(entry: &str, origin: &str, arch: Arch) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_arch_tables_elf_machines_are_goblins() {
+        assert_eq!(elf_machine(Arch::X86_64), goblin::elf::header::EM_X86_64);
+        assert_eq!(elf_machine(Arch::Arm64), goblin::elf::header::EM_AARCH64);
+    }
 
     #[test]
     fn origin_and_tokens_expand_inside_the_root() {

@@ -24,7 +24,7 @@ pub mod template;
 mod validate;
 mod yaml_error;
 
-pub use arch::Arch;
+pub use arch::{ARCHES, Arch, ArchFacts, Qemu};
 pub use dm::DmTarget;
 pub use expand::{BootSpec, CellSpec, KernelSpec, Plan, ScheduledBoot};
 pub use filter::Filter;
@@ -35,7 +35,7 @@ pub use schema::{Scalar, SetupStep, Workload};
 pub use stack::UNRUNNABLE;
 
 use anyhow::{Result, anyhow};
-use schema::{KernelAxisDef, Loc, MatrixFile, OrderedMap, PatchDef};
+use schema::{KernelAxisDef, Loc, MatrixFile, OrderedMap, PatchDef, VariantDef};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -274,27 +274,7 @@ fn validate(path: &Path, text: &str, f: MatrixFile, max_cells: usize) -> Result<
         Some(loc) => validate::source(path, &dir, loc)?,
     };
 
-    let base = match &f.kernel.base {
-        None => BaseConfig::Target("tinyconfig".into()),
-        Some(b) if ["tinyconfig", "defconfig", "allnoconfig"].contains(&b.value.as_str()) => {
-            BaseConfig::Target(b.value.clone())
-        }
-        Some(b) => {
-            let p = dir.join(&b.value);
-            if !p.is_file() {
-                return Err(err_at(
-                    path,
-                    b,
-                    format!(
-                        "base '{}' is neither tinyconfig, defconfig, allnoconfig nor a config file ({} does not exist)",
-                        b.value,
-                        p.display()
-                    ),
-                ));
-            }
-            BaseConfig::File(p)
-        }
-    };
+    let base = base_config(path, &dir, f.kernel.base.as_ref())?;
 
     let dirs = fragments::search_dirs(path);
     let find = |name: &Loc<String>, what: &str| -> Result<Fragment> {
@@ -338,143 +318,9 @@ fn validate(path: &Path, text: &str, f: MatrixFile, max_cells: usize) -> Result<
         });
     }
 
-    // Variants: at least one, unique names.
-    if f.variants.value.is_empty() {
-        return Err(err_at(
-            path,
-            &f.variants,
-            "variants is empty: declare at least one variant",
-        ));
-    }
-    let mut variants: Vec<Variant> = Vec::new();
-    for v in &f.variants.value {
-        if v.name.value.is_empty() || !is_id_safe(&v.name.value) {
-            return Err(err_at(
-                path,
-                &v.name,
-                format!(
-                    "variant name '{}' must be letters, digits, '.', '_' or '-'",
-                    v.name.value
-                ),
-            ));
-        }
-        if variants.iter().any(|o| o.name == v.name.value) {
-            return Err(err_at(
-                path,
-                &v.name,
-                format!("duplicate variant name '{}'", v.name.value),
-            ));
-        }
-        let source = v
-            .source
-            .as_ref()
-            .map(|s| validate::source(path, &dir, s))
-            .transpose()?;
-        variants.push(Variant {
-            source,
-            name: v.name.value.clone(),
-            description: v.description.clone(),
-            patches: v
-                .patches
-                .iter()
-                .map(|p| resolve_patch_path(&dir, &p.value))
-                .collect(),
-            fuzz: v.fuzz,
-        });
-    }
+    let variants = variants(path, &dir, &f.variants)?;
 
-    // Kernel axes: `arch` is special; the rest map values to fragments.
-    let mut arches = Vec::new();
-    let mut kernel_axes = Vec::new();
-    for (name, def) in &f.kernel_axes.value.0 {
-        let axis_name = name.value.to_string();
-        check_axis_name(path, name, &axis_name)?;
-        if axis_name == "arch" {
-            let KernelAxisDef::Values(vals) = def else {
-                return Err(err_at(
-                    path,
-                    name,
-                    "arch takes a list, e.g. [x86_64, arm64]",
-                ));
-            };
-            if vals.is_empty() {
-                return Err(err_at(path, name, "axis 'arch' is empty"));
-            }
-            for v in vals {
-                let a = Arch::parse(&v.value.to_string()).ok_or_else(|| {
-                    err_at(
-                        path,
-                        v,
-                        format!("unknown arch '{}': lab builds x86_64 and arm64", v.value),
-                    )
-                })?;
-                if !arches.contains(&a) {
-                    arches.push(a);
-                }
-            }
-            continue;
-        }
-        let KernelAxisDef::Fragments(map) = def else {
-            return Err(err_at(
-                path,
-                name,
-                format!(
-                    "kernel axis '{axis_name}' must map each value to fragments, e.g. {{100: [hz100]}}"
-                ),
-            ));
-        };
-        if map.0.is_empty() {
-            return Err(err_at(path, name, format!("axis '{axis_name}' is empty")));
-        }
-        let mut values = Vec::new();
-        for (val, def) in &map.0 {
-            let what = format!("kernel_axes.{axis_name}.{}", val.value);
-            let fragments = def
-                .fragments()
-                .iter()
-                .map(|n| find(n, &what))
-                .collect::<Result<Vec<_>>>()?;
-            let source = match def.source() {
-                None => None,
-                Some(s) => {
-                    if let Some(v) = f.variants.value.iter().find(|v| v.source.is_some()) {
-                        return Err(err_at(
-                            path,
-                            s,
-                            format!(
-                                "{what}.source: variant '{}' sets a source too; set sources on the variants or on one kernel axis",
-                                v.name.value
-                            ),
-                        ));
-                    }
-                    Some(validate::source(path, &dir, s)?)
-                }
-            };
-            values.push(AxisValue {
-                value: val.value.clone(),
-                fragments,
-                source,
-            });
-        }
-        if values.iter().any(|v| v.source.is_some())
-            && let Some(other) = kernel_axes
-                .iter()
-                .find(|a: &&Axis| a.values.iter().any(|v| v.source.is_some()))
-        {
-            return Err(err_at(
-                path,
-                name,
-                format!(
-                    "kernel axis '{axis_name}' sets sources, and so does '{}': one axis may choose the source",
-                    other.name
-                ),
-            ));
-        }
-        kernel_axes.push(Axis {
-            name: axis_name,
-            values,
-        });
-    }
+    let (mut arches, kernel_axes) = kernel_axes(path, &dir, &f.kernel_axes, &f.variants, &find)?;
     if arches.is_empty() {
         arches.push(Arch::X86_64);
     }
@@ -578,6 +424,183 @@ fn validate(path: &Path, text: &str, f: MatrixFile, max_cells: usize) -> Result<
     // Every template must render for every cell; find out now, not in a guest.
     checks::check(&m, max_cells)?;
     Ok(m)
+}
+
+/// `kernel.base`: a make target, or a config file next to the matrix.
+fn base_config(path: &Path, dir: &Path, base: Option<&Loc<String>>) -> Result<BaseConfig> {
+    Ok(match base {
+        None => BaseConfig::Target("tinyconfig".into()),
+        Some(b) if ["tinyconfig", "defconfig", "allnoconfig"].contains(&b.value.as_str()) => {
+            BaseConfig::Target(b.value.clone())
+        }
+        Some(b) => {
+            let p = dir.join(&b.value);
+            if !p.is_file() {
+                return Err(err_at(
+                    path,
+                    b,
+                    format!(
+                        "base '{}' is neither tinyconfig, defconfig, allnoconfig nor a config file ({} does not exist)",
+                        b.value,
+                        p.display()
+                    ),
+                ));
+            }
+            BaseConfig::File(p)
+        }
+    })
+}
+
+/// The variants: at least one, unique names.
+fn variants(path: &Path, dir: &Path, defs: &Loc<Vec<VariantDef>>) -> Result<Vec<Variant>> {
+    if defs.value.is_empty() {
+        return Err(err_at(
+            path,
+            &defs,
+            "variants is empty: declare at least one variant",
+        ));
+    }
+    let mut variants: Vec<Variant> = Vec::new();
+    for v in &defs.value {
+        if v.name.value.is_empty() || !is_id_safe(&v.name.value) {
+            return Err(err_at(
+                path,
+                &v.name,
+                format!(
+                    "variant name '{}' must be letters, digits, '.', '_' or '-'",
+                    v.name.value
+                ),
+            ));
+        }
+        if variants.iter().any(|o| o.name == v.name.value) {
+            return Err(err_at(
+                path,
+                &v.name,
+                format!("duplicate variant name '{}'", v.name.value),
+            ));
+        }
+        let source = v
+            .source
+            .as_ref()
+            .map(|s| validate::source(path, dir, s))
+            .transpose()?;
+        variants.push(Variant {
+            source,
+            name: v.name.value.clone(),
+            description: v.description.clone(),
+            patches: v
+                .patches
+                .iter()
+                .map(|p| resolve_patch_path(dir, &p.value))
+                .collect(),
+            fuzz: v.fuzz,
+        });
+    }
+
+    Ok(variants)
+}
+
+/// The kernel axes: `arch` is special; the rest map values to fragments
+/// (and one axis may choose the source).
+fn kernel_axes(
+    path: &Path,
+    dir: &Path,
+    defs: &Loc<OrderedMap<KernelAxisDef>>,
+    variant_defs: &Loc<Vec<VariantDef>>,
+    find: &dyn Fn(&Loc<String>, &str) -> Result<Fragment>,
+) -> Result<(Vec<Arch>, Vec<Axis>)> {
+    let mut arches = Vec::new();
+    let mut kernel_axes = Vec::new();
+    for (name, def) in &defs.value.0 {
+        let axis_name = name.value.to_string();
+        check_axis_name(path, name, &axis_name)?;
+        if axis_name == "arch" {
+            let KernelAxisDef::Values(vals) = def else {
+                return Err(err_at(
+                    path,
+                    name,
+                    "arch takes a list, e.g. [x86_64, arm64]",
+                ));
+            };
+            if vals.is_empty() {
+                return Err(err_at(path, name, "axis 'arch' is empty"));
+            }
+            for v in vals {
+                let a = Arch::parse(&v.value.to_string()).ok_or_else(|| {
+                    err_at(
+                        path,
+                        v,
+                        format!("unknown arch '{}': lab builds x86_64 and arm64", v.value),
+                    )
+                })?;
+                if !arches.contains(&a) {
+                    arches.push(a);
+                }
+            }
+            continue;
+        }
+        let KernelAxisDef::Fragments(map) = def else {
+            return Err(err_at(
+                path,
+                name,
+                format!(
+                    "kernel axis '{axis_name}' must map each value to fragments, e.g. {{100: [hz100]}}"
+                ),
+            ));
+        };
+        if map.0.is_empty() {
+            return Err(err_at(path, name, format!("axis '{axis_name}' is empty")));
+        }
+        let mut values = Vec::new();
+        for (val, def) in &map.0 {
+            let what = format!("kernel_axes.{axis_name}.{}", val.value);
+            let fragments = def
+                .fragments()
+                .iter()
+                .map(|n| find(n, &what))
+                .collect::<Result<Vec<_>>>()?;
+            let source = match def.source() {
+                None => None,
+                Some(s) => {
+                    if let Some(v) = variant_defs.value.iter().find(|v| v.source.is_some()) {
+                        return Err(err_at(
+                            path,
+                            s,
+                            format!(
+                                "{what}.source: variant '{}' sets a source too; set sources on the variants or on one kernel axis",
+                                v.name.value
+                            ),
+                        ));
+                    }
+                    Some(validate::source(path, dir, s)?)
+                }
+            };
+            values.push(AxisValue {
+                value: val.value.clone(),
+                fragments,
+                source,
+            });
+        }
+        if values.iter().any(|v| v.source.is_some())
+            && let Some(other) = kernel_axes
+                .iter()
+                .find(|a: &&Axis| a.values.iter().any(|v| v.source.is_some()))
+        {
+            return Err(err_at(
+                path,
+                name,
+                format!(
+                    "kernel axis '{axis_name}' sets sources, and so does '{}': one axis may choose the source",
+                    other.name
+                ),
+            ));
+        }
+        kernel_axes.push(Axis {
+            name: axis_name,
+            values,
+        });
+    }
+    Ok((arches, kernel_axes))
 }
 
 /// When a timing cell counts as contended, and what lab does about it.

@@ -16,10 +16,7 @@ use std::collections::BTreeSet;
 
 /// A clean kernel build, in seconds (x86_64 measured at 9 min 50 s).
 pub fn clean_build_secs(arch: Arch) -> f64 {
-    match arch {
-        Arch::X86_64 => 600.0,
-        Arch::Arm64 => 350.0,
-    }
+    arch.facts().clean_build_secs
 }
 
 /// A patched kernel rebuilt from its base kernel's tree.
@@ -27,10 +24,7 @@ pub const REBUILD_SECS: f64 = 30.0;
 
 /// Launch to SSH ready under TCG, plus the probes and the shutdown.
 pub fn boot_secs(arch: Arch) -> f64 {
-    match arch {
-        Arch::X86_64 => 15.0,
-        Arch::Arm64 => 25.0,
-    }
+    arch.facts().boot_secs
 }
 
 /// A cell whose workload says nothing about its length.

@@ -53,11 +53,11 @@ pub fn emit(
 pub fn report(
     run: &str,
     results_root: &Path,
-    formats: &str,
+    formats: &[Format],
     out_dir: Option<&Path>,
     out: &mut dyn Write,
 ) -> Result<i32> {
-    let formats = Format::parse_list(formats).map_err(input)?;
+    let formats = Format::distinct(formats);
     let dir = RunDir::open(results_root, run).map_err(input)?;
     let report = super::load(&dir).map_err(input)?;
     emit(&report, &formats, out_dir, "report", out)?;
@@ -70,11 +70,11 @@ pub fn compare(
     a: &str,
     b: &str,
     results_root: &Path,
-    formats: &str,
+    formats: &[Format],
     out_dir: Option<&Path>,
     out: &mut dyn Write,
 ) -> Result<i32> {
-    let formats = Format::parse_list(formats).map_err(input)?;
+    let formats = Format::distinct(formats);
     let da = RunDir::open(results_root, a).map_err(input)?;
     let db = RunDir::open(results_root, b).map_err(input)?;
     let report = super::load_compare(&da, &db).map_err(input)?;

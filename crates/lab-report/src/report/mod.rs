@@ -84,19 +84,16 @@ impl Format {
         })
     }
 
-    /// `"junit,html"` → [Junit, Html], without repeats.
-    pub fn parse_list(s: &str) -> Result<Vec<Format>> {
+    /// The formats asked for, in order, without repeats (`--format
+    /// junit,html,junit`).
+    pub fn distinct(formats: &[Format]) -> Vec<Format> {
         let mut out = Vec::new();
-        for part in s.split(',').filter(|p| !p.trim().is_empty()) {
-            let f = Format::parse(part)?;
-            if !out.contains(&f) {
-                out.push(f);
+        for f in formats {
+            if !out.contains(f) {
+                out.push(*f);
             }
         }
-        if out.is_empty() {
-            bail!("no report format given: use md, html, text, json, junit or reply");
-        }
-        Ok(out)
+        out
     }
 
     pub fn name(self) -> &'static str {

@@ -599,7 +599,7 @@ fn two_runs_without_a_common_cell_are_an_error() {
         "{e}"
     );
     let mut out = Vec::new();
-    let e = cmd::compare(&a.id(), &b.id(), d.path(), "text", None, &mut out).unwrap_err();
+    let e = cmd::compare(&a.id(), &b.id(), d.path(), &[Format::Text], None, &mut out).unwrap_err();
     assert_eq!(crate::error::classify(&e).exit_code(), 3);
 }
 
@@ -608,7 +608,7 @@ fn command_entry_points() {
     let d = tempfile::tempdir().unwrap();
     let run = testing::write(d.path(), &testing::before_after(3).unwrap()).unwrap();
     let mut out = Vec::new();
-    let code = cmd::report(&run.id(), d.path(), "text", None, &mut out).unwrap();
+    let code = cmd::report(&run.id(), d.path(), &[Format::Text], None, &mut out).unwrap();
     assert_eq!(code, 0);
     let text = String::from_utf8(out).unwrap();
     assert!(text.starts_with("dm-delay: "), "{text}");
@@ -616,13 +616,20 @@ fn command_entry_points() {
 
     // One format alone goes to stdout, as `cargo metadata` does.
     let mut out = Vec::new();
-    let code = cmd::report(&run.id(), d.path(), "json", None, &mut out).unwrap();
+    let code = cmd::report(&run.id(), d.path(), &[Format::Json], None, &mut out).unwrap();
     assert_eq!(code, 0);
     let json: serde_json::Value = serde_json::from_slice(&out).unwrap();
     assert_eq!(json["schema_version"], 1);
     assert!(!run.path.join("report.json").exists());
     // Several are files: only with --out.
-    let e = cmd::report(&run.id(), d.path(), "junit,html", None, &mut Vec::new()).unwrap_err();
+    let e = cmd::report(
+        &run.id(),
+        d.path(),
+        &[Format::Junit, Format::Html],
+        None,
+        &mut Vec::new(),
+    )
+    .unwrap_err();
     assert_eq!(crate::error::classify(&e).exit_code(), 3);
     assert!(format!("{e:#}").contains("give --out DIR"), "{e:#}");
     let files = d.path().join("files");
@@ -630,7 +637,7 @@ fn command_entry_points() {
     let code = cmd::report(
         &run.path.display().to_string(),
         Path::new("/nonexistent"),
-        "junit,html,md,json",
+        &[Format::Junit, Format::Html, Format::Markdown, Format::Json],
         Some(&files),
         &mut out,
     )
@@ -644,7 +651,7 @@ fn command_entry_points() {
     ] {
         assert!(files.join(f).is_file(), "{f}");
     }
-    assert!(cmd::report(&run.id(), d.path(), "pdf", None, &mut Vec::new()).is_err());
+    assert!(Format::parse("pdf").is_err());
 
     let other = testing::write(d.path(), &testing::before_after(3).unwrap()).unwrap();
     let outdir = d.path().join("out");
@@ -652,7 +659,7 @@ fn command_entry_points() {
         &run.id(),
         &other.id(),
         d.path(),
-        "md,text",
+        &[Format::Markdown, Format::Text],
         Some(&outdir),
         &mut Vec::new(),
     )

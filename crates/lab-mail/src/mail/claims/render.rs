@@ -6,7 +6,6 @@ use crate::mail::model::{ClaimTable, Unit, Value};
 use anyhow::{Result, bail};
 use serde::Serialize;
 use std::io::Write;
-use std::path::Path;
 
 /// The version of the JSON layout; bumped when a field changes meaning.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -54,45 +53,10 @@ pub fn render(tables: &[ClaimTable], format: Format) -> Result<String> {
     })
 }
 
-/// `lab claims extract MAIL --format F`: 0 with or without claims (a
-/// mail with none is no unmet claim, so not 1; stderr says why), 3 for a
-/// file that cannot be read or a format that does not exist.
-pub fn extract_cmd(mail: &Path, format: &str, out: &mut dyn Write) -> Result<i32> {
-    let format =
-        Format::parse(format).map_err(|e| crate::error::input_error(format!("--format: {e}")))?;
-    let raw = crate::util::read_input(mail, "reading", crate::util::MAX_MAIL_INPUT)?;
-    let tables = match super::extract(&raw) {
-        Ok(t) => t,
-        Err(e) if e.is::<crate::interrupt::Interrupted>() => return Err(e),
-        Err(e) => {
-            return Err(crate::error::input_error(format!(
-                "{}: {e:#}",
-                mail.display()
-            )));
-        }
-    };
-    if tables.is_empty() {
-        eprintln!(
-            "no tables of numbers found in {}{}",
-            crate::util::escape_controls(&mail.display().to_string()),
-            html_only_hint(&raw)
-        );
-        return Ok(0);
-    }
-    if format == Format::Json {
-        write_json(&tables, out)?;
-    } else {
-        out.write_all(render(&tables, format)?.as_bytes())?;
-    }
-    // Freeing a big thread's tables one by one only delays the exit.
-    std::mem::forget(tables);
-    Ok(0)
-}
-
 /// The JSON document `render` makes, byte for byte, written in rounds:
 /// the tables of a round are serialized on every core, so a big
 /// thread's JSON is neither held whole in memory nor made on one core.
-pub(crate) fn write_json(tables: &[ClaimTable], out: &mut dyn Write) -> Result<()> {
+pub fn write_json(tables: &[ClaimTable], out: &mut dyn Write) -> Result<()> {
     const ROUND: usize = 8192;
     let mut w = std::io::BufWriter::new(out);
     write!(
@@ -138,7 +102,7 @@ fn json_part(tables: &[ClaimTable]) -> Result<Vec<u8>> {
 }
 
 /// Why a mail may show no tables: lab reads text/plain parts only.
-fn html_only_hint(raw: &[u8]) -> &'static str {
+pub fn html_only_hint(raw: &[u8]) -> &'static str {
     let text = String::from_utf8_lossy(raw).to_ascii_lowercase();
     if text.contains("content-type: text/html") && !text.contains("content-type: text/plain") {
         "; the mail has only an HTML part, and lab reads text/plain parts (patch mails to kernel lists are plain text: ask for that, or save the plain-text version)"

@@ -456,7 +456,7 @@ fn variants(path: &Path, dir: &Path, defs: &Loc<Vec<VariantDef>>) -> Result<Vec<
     if defs.value.is_empty() {
         return Err(err_at(
             path,
-            &defs,
+            defs,
             "variants is empty: declare at least one variant",
         ));
     }

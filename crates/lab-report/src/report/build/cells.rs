@@ -74,11 +74,6 @@ fn cell_summary(s: &Side, e: &Entry, names: &[String], settings: &Settings) -> C
     let mut flags = Flags::default();
     let mut clocksources: Vec<String> = Vec::new();
     let mut accels: Vec<String> = Vec::new();
-    let push = |v: &mut Vec<String>, x: &str| {
-        if !x.is_empty() && !v.iter().any(|y| y == x) {
-            v.push(x.to_string());
-        }
-    };
     let mut reps_done = Vec::new();
     let mut reps_failed = Vec::new();
     let timing = s.m.matrix.timing;
@@ -105,109 +100,9 @@ fn cell_summary(s: &Side, e: &Entry, names: &[String], settings: &Settings) -> C
                 flags.add(FlagKind::Failed, msg, None, rep);
             }
         }
-        for cs in [&r.clocksource_before, &r.clocksource_after] {
-            push(&mut clocksources, cs);
-            if is_jiffies(cs) {
-                flags.add(
-                    FlagKind::JiffiesClocksource,
-                    format!("guest clocksource {cs}: times advance in ticks"),
-                    None,
-                    rep,
-                );
-            }
-        }
-        if !r.clocksource_before.is_empty()
-            && !r.clocksource_after.is_empty()
-            && r.clocksource_before != r.clocksource_after
-        {
-            flags.add(
-                FlagKind::JiffiesClocksource,
-                format!(
-                    "clocksource changed from {} to {} during the cell",
-                    r.clocksource_before, r.clocksource_after
-                ),
-                None,
-                rep,
-            );
-        }
-        if let Some(b) = s.boot(&r.boot, r.rep) {
-            push(&mut accels, b.accel.name());
-            if let Some(p) = &b.probes {
-                push(&mut clocksources, &p.clocksource);
-                if is_jiffies(&p.clocksource) {
-                    flags.add(
-                        FlagKind::JiffiesClocksource,
-                        format!("guest booted on clocksource {}", p.clocksource),
-                        None,
-                        rep,
-                    );
-                }
-            }
-            for ev in b
-                .clock_events
-                .iter()
-                .filter(|l| crate::record::guest::is_clock_trouble(l))
-            {
-                flags.add(
-                    FlagKind::ClockEvent,
-                    format!("console: {}", ev.trim()),
-                    None,
-                    rep,
-                );
-            }
-        }
-        let knobs = r
-            .knobs
-            .iter()
-            .chain(r.steps.iter().filter_map(|st| st.knob.as_ref()));
-        let mut seen = BTreeSet::new();
-        for k in knobs.filter(|k| k.status == KnobStatus::Ignored) {
-            if !seen.insert(&k.path) {
-                continue;
-            }
-            let why = k.reason.as_deref().unwrap_or("the kernel did not apply it");
-            let known = k
-                .known
-                .as_deref()
-                .map(|w| format!("; {w}"))
-                .unwrap_or_default();
-            flags.add(
-                FlagKind::KnobIgnored,
-                format!(
-                    "knob {} ignored (wrote {}, reads {}): {why}{known}",
-                    k.path, k.wanted, k.after
-                ),
-                None,
-                rep,
-            );
-        }
-        if timing && r.host_cores > 0 && r.host_load[0] > r.host_cores as f64 {
-            let message = format!(
-                "host load {:.1} above its {} cores during a timing cell",
-                r.host_load[0], r.host_cores
-            );
-            flags.add(FlagKind::HostLoad, message.clone(), None, rep);
-            flags.set_value(FlagKind::HostLoad, &message, r.host_load[0]);
-        }
-        if let Some(c) = r.contention.as_ref().filter(|c| timing && c.contended) {
-            flags.add(
-                FlagKind::Contended,
-                format!(
-                    "measured on a contended host: {}",
-                    c.reason.as_deref().unwrap_or("")
-                ),
-                None,
-                rep,
-            );
-        }
-        for c in &r.contended_attempts {
-            flags.add(
-                FlagKind::Retried,
-                format!("re-run: an earlier attempt was contended ({})", c.figures()),
-                None,
-                rep,
-            );
-        }
+        clock_flags(s, r, &mut flags, &mut clocksources, &mut accels);
+        knob_flags(r, &mut flags);
+        host_flags(r, timing, &mut flags);
         for f in &r.flags {
             flags.add(FlagKind::Run, f.detail.clone(), None, rep);
         }
@@ -222,7 +117,173 @@ fn cell_summary(s: &Side, e: &Entry, names: &[String], settings: &Settings) -> C
     for r in &missing {
         flags.add(FlagKind::Missing, "no result".into(), None, Some(*r));
     }
-    let metrics = names
+    let metrics = metric_stats(s, e, names, settings, &mut flags);
+    CellSummary {
+        variant: e.variant.clone(),
+        cell: e.cell.clone(),
+        kernel: e.kernel.clone(),
+        arch: e.arch.clone(),
+        reps_planned: e.planned.clone(),
+        reps_done,
+        reps_failed,
+        metrics,
+        flags: flags.0,
+        clocksources,
+        accels,
+        secs: e
+            .records
+            .iter()
+            .map(|r| r.secs)
+            .filter(|s| s.is_finite())
+            .sum(),
+        uncounted: uncounted(&e.records),
+    }
+}
+
+/// Add `x` to `v` unless it is empty or there already.
+fn push(v: &mut Vec<String>, x: &str) {
+    if !x.is_empty() && !v.iter().any(|y| y == x) {
+        v.push(x.to_string());
+    }
+}
+
+/// A repetition's clock: jiffies before or after, a change during the
+/// cell, the boot's clocksource and console clock events; and the
+/// clocksources and accelerators it ran on.
+fn clock_flags(
+    s: &Side,
+    r: &CellRecord,
+    flags: &mut Flags,
+    clocksources: &mut Vec<String>,
+    accels: &mut Vec<String>,
+) {
+    let rep = Some(r.rep);
+    for cs in [&r.clocksource_before, &r.clocksource_after] {
+        push(clocksources, cs);
+        if is_jiffies(cs) {
+            flags.add(
+                FlagKind::JiffiesClocksource,
+                format!("guest clocksource {cs}: times advance in ticks"),
+                None,
+                rep,
+            );
+        }
+    }
+    if !r.clocksource_before.is_empty()
+        && !r.clocksource_after.is_empty()
+        && r.clocksource_before != r.clocksource_after
+    {
+        flags.add(
+            FlagKind::JiffiesClocksource,
+            format!(
+                "clocksource changed from {} to {} during the cell",
+                r.clocksource_before, r.clocksource_after
+            ),
+            None,
+            rep,
+        );
+    }
+    if let Some(b) = s.boot(&r.boot, r.rep) {
+        push(accels, b.accel.name());
+        if let Some(p) = &b.probes {
+            push(clocksources, &p.clocksource);
+            if is_jiffies(&p.clocksource) {
+                flags.add(
+                    FlagKind::JiffiesClocksource,
+                    format!("guest booted on clocksource {}", p.clocksource),
+                    None,
+                    rep,
+                );
+            }
+        }
+        for ev in b
+            .clock_events
+            .iter()
+            .filter(|l| crate::record::guest::is_clock_trouble(l))
+        {
+            flags.add(
+                FlagKind::ClockEvent,
+                format!("console: {}", ev.trim()),
+                None,
+                rep,
+            );
+        }
+    }
+}
+
+/// Knobs the kernel ignored, each once.
+fn knob_flags(r: &CellRecord, flags: &mut Flags) {
+    let rep = Some(r.rep);
+    let knobs = r
+        .knobs
+        .iter()
+        .chain(r.steps.iter().filter_map(|st| st.knob.as_ref()));
+    let mut seen = BTreeSet::new();
+    for k in knobs.filter(|k| k.status == KnobStatus::Ignored) {
+        if !seen.insert(&k.path) {
+            continue;
+        }
+        let why = k.reason.as_deref().unwrap_or("the kernel did not apply it");
+        let known = k
+            .known
+            .as_deref()
+            .map(|w| format!("; {w}"))
+            .unwrap_or_default();
+        flags.add(
+            FlagKind::KnobIgnored,
+            format!(
+                "knob {} ignored (wrote {}, reads {}): {why}{known}",
+                k.path, k.wanted, k.after
+            ),
+            None,
+            rep,
+        );
+    }
+}
+
+/// The host during a timing cell: load, measured contention, and
+/// earlier attempts that were contended.
+fn host_flags(r: &CellRecord, timing: bool, flags: &mut Flags) {
+    let rep = Some(r.rep);
+    if timing && r.host_cores > 0 && r.host_load[0] > r.host_cores as f64 {
+        let message = format!(
+            "host load {:.1} above its {} cores during a timing cell",
+            r.host_load[0], r.host_cores
+        );
+        flags.add(FlagKind::HostLoad, message.clone(), None, rep);
+        flags.set_value(FlagKind::HostLoad, &message, r.host_load[0]);
+    }
+    if let Some(c) = r.contention.as_ref().filter(|c| timing && c.contended) {
+        flags.add(
+            FlagKind::Contended,
+            format!(
+                "measured on a contended host: {}",
+                c.reason.as_deref().unwrap_or("")
+            ),
+            None,
+            rep,
+        );
+    }
+    for c in &r.contended_attempts {
+        flags.add(
+            FlagKind::Retried,
+            format!("re-run: an earlier attempt was contended ({})", c.figures()),
+            None,
+            rep,
+        );
+    }
+}
+
+/// Per-metric samples, summary and median CI; a CV above the matrix's
+/// limit is flagged.
+fn metric_stats(
+    s: &Side,
+    e: &Entry,
+    names: &[String],
+    settings: &Settings,
+    flags: &mut Flags,
+) -> Vec<MetricStats> {
+    names
         .iter()
         .map(|name| {
             let (values, reps) = samples(e, name);
@@ -257,27 +318,7 @@ fn cell_summary(s: &Side, e: &Entry, names: &[String], settings: &Settings) -> C
                 median_ci: ci,
             }
         })
-        .collect();
-    CellSummary {
-        variant: e.variant.clone(),
-        cell: e.cell.clone(),
-        kernel: e.kernel.clone(),
-        arch: e.arch.clone(),
-        reps_planned: e.planned.clone(),
-        reps_done,
-        reps_failed,
-        metrics,
-        flags: flags.0,
-        clocksources,
-        accels,
-        secs: e
-            .records
-            .iter()
-            .map(|r| r.secs)
-            .filter(|s| s.is_finite())
-            .sum(),
-        uncounted: uncounted(&e.records),
-    }
+        .collect()
 }
 
 /// The perf events no repetition counted, with perf's status.

@@ -225,10 +225,7 @@ fn claims_format(s: &str) -> Result<crate::mail::claims::render::Format, String>
 
 /// `--arch`: the names of the arch table (x86_64, amd64, arm64, aarch64).
 fn arch(s: &str) -> Result<crate::matrix::Arch, String> {
-    crate::matrix::Arch::parse(s).ok_or_else(|| {
-        let names: Vec<&str> = crate::matrix::ARCHES.iter().map(|f| f.names[0]).collect();
-        format!("use {}", names.join(" or "))
-    })
+    crate::matrix::Arch::parse(s).ok_or_else(|| format!("use {}", crate::matrix::Arch::known("or")))
 }
 
 pub fn main() -> i32 {

@@ -147,6 +147,12 @@ impl Arch {
         self.facts().image_path
     }
 
+    /// The arches lab supports, by name: `x86_64 and arm64`.
+    pub fn known(conjunction: &str) -> String {
+        let names: Vec<&str> = ARCHES.iter().map(|f| f.names[0]).collect();
+        names.join(&format!(" {conjunction} "))
+    }
+
     /// The host lab runs on.
     pub fn host() -> Option<Arch> {
         Arch::parse(std::env::consts::ARCH)

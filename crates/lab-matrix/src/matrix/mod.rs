@@ -530,7 +530,11 @@ fn kernel_axes(
                     err_at(
                         path,
                         v,
-                        format!("unknown arch '{}': lab builds x86_64 and arm64", v.value),
+                        format!(
+                            "unknown arch '{}': lab builds {}",
+                            v.value,
+                            Arch::known("and")
+                        ),
                     )
                 })?;
                 if !arches.contains(&a) {

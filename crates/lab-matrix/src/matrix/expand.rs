@@ -210,6 +210,37 @@ fn id_part(s: &str) -> String {
 }
 
 pub(super) fn expand(m: &Matrix) -> Result<Plan> {
+    let mut kernels = kernels(m);
+    let mut boots = boots(m, &kernels)?;
+    let (cells, excluded) = cells(m, &boots)?;
+    // A kernel or boot whose every cell is excluded is not built or booted.
+    if !excluded.is_empty() {
+        boots.retain(|b| cells.iter().any(|c| c.boot == b.id));
+        kernels.retain(|k| boots.iter().any(|b| b.kernel == k.id));
+        let ids: Vec<String> = kernels.iter().map(|k| k.id.clone()).collect();
+        for k in &mut kernels {
+            if k.base_kernel.as_ref().is_some_and(|b| !ids.contains(b)) {
+                k.base_kernel = None;
+            }
+        }
+    }
+
+    let schedule = schedule(&boots, m.repetitions, m.interleave);
+    Ok(Plan {
+        matrix: m.name.clone(),
+        kernels,
+        boots,
+        cells,
+        repetitions: m.repetitions,
+        schedule,
+        excluded,
+        derived: m.derived.clone(),
+    })
+}
+
+/// Kernels: arch × kernel axes × variant, each patched variant based on
+/// the longest earlier variant of the same source whose patches it extends.
+fn kernels(m: &Matrix) -> Vec<KernelSpec> {
     let mut kernels = Vec::new();
     for &arch in &m.arches {
         let arch_frag =
@@ -262,9 +293,13 @@ pub(super) fn expand(m: &Matrix) -> Result<Plan> {
             }
         }
     }
+    kernels
+}
 
+/// Boots: each kernel × boot axes, with its null_blk and NVMe rendered.
+fn boots(m: &Matrix, kernels: &[KernelSpec]) -> Result<Vec<BootSpec>> {
     let mut boots = Vec::new();
-    for k in &kernels {
+    for k in kernels {
         for (axes, _) in product(&m.boot_axes, k.axes.clone()) {
             let boot_part = AxisValues(axes.0[k.axes.0.len()..].to_vec());
             let id = if boot_part.0.is_empty() {
@@ -317,10 +352,15 @@ pub(super) fn expand(m: &Matrix) -> Result<Plan> {
             });
         }
     }
+    Ok(boots)
+}
 
+/// Cells: each boot × run axes, less the excluded combinations, with
+/// setup and workload rendered and checked against what the boot has.
+fn cells(m: &Matrix, boots: &[BootSpec]) -> Result<(Vec<CellSpec>, Vec<AxisValues>)> {
     let mut cells = Vec::new();
     let mut excluded = Vec::new();
-    for b in &boots {
+    for b in boots {
         let with_variant = b.axes.with("variant", Scalar::Str(b.variant.clone()));
         for (axes, _) in product(&m.run_axes, with_variant) {
             if m.exclude.iter().any(|p| p.matches(&axes))
@@ -368,29 +408,7 @@ pub(super) fn expand(m: &Matrix) -> Result<Plan> {
             });
         }
     }
-    // A kernel or boot whose every cell is excluded is not built or booted.
-    if !excluded.is_empty() {
-        boots.retain(|b| cells.iter().any(|c| c.boot == b.id));
-        kernels.retain(|k| boots.iter().any(|b| b.kernel == k.id));
-        let ids: Vec<String> = kernels.iter().map(|k| k.id.clone()).collect();
-        for k in &mut kernels {
-            if k.base_kernel.as_ref().is_some_and(|b| !ids.contains(b)) {
-                k.base_kernel = None;
-            }
-        }
-    }
-
-    let schedule = schedule(&boots, m.repetitions, m.interleave);
-    Ok(Plan {
-        matrix: m.name.clone(),
-        kernels,
-        boots,
-        cells,
-        repetitions: m.repetitions,
-        schedule,
-        excluded,
-        derived: m.derived.clone(),
-    })
+    Ok((cells, excluded))
 }
 
 /// The cell's workload, rendered: the inline one, or the named one its

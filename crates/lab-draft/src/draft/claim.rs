@@ -383,10 +383,25 @@ pub fn draft(n: usize, t: &ClaimTable, ctx: &Ctx) -> Result<ClaimDraft, String> 
         inferred_unit: false,
         conditions: vec![],
     };
+    let sides = column_sides(t);
+    columns(&mut c, t, &sides, ctx);
+    group_variants(&mut c, t);
+    let rows_are_variants = rows(&mut c, t, &caption, ctx)?;
+    if c.columns.is_empty() && !rows_are_variants {
+        one_variant_columns(&mut c, t, &sides, &caption)?;
+    }
+    metric_and_unit(&mut c, t, &caption, n, ctx)?;
+    conditions(&mut c, &caption, ctx)?;
+    Ok(c)
+}
+
+/// Which side each column is: before, after, derived (a ratio) or
+/// unknown. lkp's columns are the base commit and the tested one.
+fn column_sides(t: &ClaimTable) -> Vec<Side> {
     // Columns: before and after, else every value is the patched kernel's.
     let sides: Vec<Side> = t.columns.iter().map(|col| side(&col.name)).collect();
     // lkp's columns are the base commit and the tested one.
-    let sides: Vec<Side> = if t.kind == crate::mail::ClaimKind::Lkp {
+    if t.kind == crate::mail::ClaimKind::Lkp {
         let values: Vec<usize> = (0..sides.len())
             .filter(|i| sides[*i] != Side::Derived)
             .collect();
@@ -400,11 +415,16 @@ pub fn draft(n: usize, t: &ClaimTable, ctx: &Ctx) -> Result<ClaimDraft, String> 
         s
     } else {
         sides
-    };
+    }
+}
+
+/// Columns that are before and after become the two variants' columns;
+/// columns that are neither may each name a metric.
+fn columns(c: &mut ClaimDraft, t: &ClaimTable, sides: &[Side], ctx: &Ctx) {
     let before = sides.contains(&Side::Before);
     let after = sides.contains(&Side::After);
     if before && after {
-        for (col, s) in t.columns.iter().zip(&sides) {
+        for (col, s) in t.columns.iter().zip(sides) {
             match s {
                 Side::Before => c.columns.push((col.name.clone(), "before".into())),
                 Side::After => c.columns.push((col.name.clone(), "after".into())),
@@ -413,9 +433,12 @@ pub fn draft(n: usize, t: &ClaimTable, ctx: &Ctx) -> Result<ClaimDraft, String> 
         }
     }
     if !before && !after {
-        c.column_metrics = column_metrics(t, &sides, ctx, &mut c.skipped);
+        c.column_metrics = column_metrics(t, sides, ctx, &mut c.skipped);
     }
-    // Row groups headed `Base:` and `Patched:` are the two variants.
+}
+
+/// Row groups headed `Base:` and `Patched:` are the two variants.
+fn group_variants(c: &mut ClaimDraft, t: &ClaimTable) {
     if t.key_columns.len() >= 2 {
         let mut groups: Vec<&str> = t
             .rows
@@ -441,7 +464,11 @@ pub fn draft(n: usize, t: &ClaimTable, ctx: &Ctx) -> Result<ClaimDraft, String> 
             }
         }
     }
-    // Rows: variants, an axis, metrics, or one row.
+}
+
+/// The rows: variants, variants said per row, repeated samples, axes,
+/// one axis, or metrics. True when the rows are the variants.
+fn rows(c: &mut ClaimDraft, t: &ClaimTable, caption: &str, ctx: &Ctx) -> Result<bool, String> {
     let last_keys: Vec<&str> = t
         .rows
         .iter()
@@ -496,7 +523,7 @@ pub fn draft(n: usize, t: &ClaimTable, ctx: &Ctx) -> Result<ClaimDraft, String> 
             }
         }
     } else if sided {
-        c.rows = metric_rows(t, &caption, ctx, &mut c)?;
+        c.rows = metric_rows(t, caption, ctx, c)?;
         for (r, s) in t.rows.iter().zip(&row_sides) {
             let label = r.keys.join(" ");
             match s {
@@ -533,55 +560,77 @@ pub fn draft(n: usize, t: &ClaimTable, ctx: &Ctx) -> Result<ClaimDraft, String> 
             ));
         }
         // Rows labelled by what they measure: `read IOPS`, `p99 lat`.
-        c.rows = metric_rows(t, &caption, ctx, &mut c)?;
+        c.rows = metric_rows(t, caption, ctx, c)?;
     }
-    if c.columns.is_empty() && !rows_are_variants {
-        // One value column of a mail that patches: the patched kernel's;
-        // or columns that each name a metric, all of one variant.
-        let values = t
+    Ok(rows_are_variants)
+}
+
+/// Columns that are not before and after: one value column is one
+/// variant's (the patched kernel's, or the one the caption names), or
+/// each column names a metric of that variant.
+fn one_variant_columns(
+    c: &mut ClaimDraft,
+    t: &ClaimTable,
+    sides: &[Side],
+    caption: &str,
+) -> Result<(), String> {
+    // One value column of a mail that patches: the patched kernel's;
+    // or columns that each name a metric, all of one variant.
+    let values = t
+        .columns
+        .iter()
+        .zip(sides)
+        .filter(|(_, s)| **s != Side::Derived)
+        .count();
+    if values != 1 && c.column_metrics.is_empty() {
+        return Err(format!(
+            "its columns ({}) are not before and after",
+            t.columns
+                .iter()
+                .map(|c| c.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    // "Before:" over a pasted fio output says whose numbers they are.
+    let short = caption
+        .trim()
+        .trim_end_matches(':')
+        .split_whitespace()
+        .count()
+        <= 6;
+    let v = match side(caption.trim().trim_end_matches(':')) {
+        Side::Before if short => "before",
+        _ => "after",
+    };
+    c.from_variant = Some(v.into());
+    if c.column_metrics.is_empty() {
+        let col = t
             .columns
             .iter()
-            .zip(&sides)
-            .filter(|(_, s)| **s != Side::Derived)
-            .count();
-        if values != 1 && c.column_metrics.is_empty() {
-            return Err(format!(
-                "its columns ({}) are not before and after",
-                t.columns
-                    .iter()
-                    .map(|c| c.name.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
-        }
-        // "Before:" over a pasted fio output says whose numbers they are.
-        let short = caption
-            .trim()
-            .trim_end_matches(':')
-            .split_whitespace()
-            .count()
-            <= 6;
-        let v = match side(caption.trim().trim_end_matches(':')) {
-            Side::Before if short => "before",
-            _ => "after",
-        };
-        c.from_variant = Some(v.into());
-        if c.column_metrics.is_empty() {
-            let col = t
-                .columns
-                .iter()
-                .zip(&sides)
-                .find(|(_, s)| **s != Side::Derived)
-                .map(|(c, _)| c.name.clone());
-            c.columns.push((col.unwrap_or_default(), v.into()));
-        } else {
-            for (col, m) in &c.column_metrics {
-                if m != crate::matrix::claims::SKIP {
-                    c.columns.push((col.clone(), v.into()));
-                }
+            .zip(sides)
+            .find(|(_, s)| **s != Side::Derived)
+            .map(|(c, _)| c.name.clone());
+        c.columns.push((col.unwrap_or_default(), v.into()));
+    } else {
+        for (col, m) in &c.column_metrics {
+            if m != crate::matrix::claims::SKIP {
+                c.columns.push((col.clone(), v.into()));
             }
         }
     }
+    Ok(())
+}
+
+/// The metric of a table whose rows and columns do not name it, and the
+/// unit when no value carries one.
+fn metric_and_unit(
+    c: &mut ClaimDraft,
+    t: &ClaimTable,
+    caption: &str,
+    n: usize,
+    ctx: &Ctx,
+) -> Result<(), String> {
     if !matches!(c.rows, Rows::Metrics(_)) && c.column_metrics.is_empty() {
         let words = format!(
             "{} {} {}",
@@ -599,11 +648,11 @@ pub fn draft(n: usize, t: &ClaimTable, ctx: &Ctx) -> Result<ClaimDraft, String> 
             .and_then(|r| value_unit(t, r))
             .map(|u| u.kind)
             .or_else(|| {
-                caption_unit(&caption)
+                caption_unit(caption)
                     .and_then(|u| crate::matrix::claims::parse_unit(&u))
                     .map(|u| u.kind)
             });
-        c.metric = Some(match metric(&words, &caption, unit, ctx) {
+        c.metric = Some(match metric(&words, caption, unit, ctx) {
             // `155K  162K` under no unit and no word: block-layer mails
             // write I/O rates so; bandwidth and latency carry units.
             Err(_) if unit.is_none() && ctx.bare_multiplied.contains(&n) => {
@@ -619,16 +668,22 @@ pub fn draft(n: usize, t: &ClaimTable, ctx: &Ctx) -> Result<ClaimDraft, String> 
         || t.columns.iter().any(|c| c.unit.is_some())
         || t.rows.iter().any(|r| r.unit.is_some());
     if !has_unit && !c.inferred_unit {
-        c.unit = caption_unit(&caption);
+        c.unit = caption_unit(caption);
     }
+    Ok(())
+}
+
+/// Conditions from the caption: an axis value it names, the command
+/// above the numbers, an arch or HZ.
+fn conditions(c: &mut ClaimDraft, caption: &str, ctx: &Ctx) -> Result<(), String> {
     // "Results at 1ms:", "QD32 numbers": the caption names one value of
     // an axis the rows and columns do not run over.
-    for (axis, value) in caption_values(&caption, ctx) {
+    for (axis, value) in caption_values(caption, ctx) {
         if !c.rows.runs_over(&axis) && !c.conditions.iter().any(|(a, _)| a == &axis) {
             c.conditions.push((axis, value));
         }
     }
-    match measured_by(&caption, ctx) {
+    match measured_by(caption, ctx) {
         Some(cond) => c.conditions.push(cond),
         // Several commands became an axis: numbers that name none of
         // them (no command above them, no row or column of that axis)
@@ -644,14 +699,14 @@ pub fn draft(n: usize, t: &ClaimTable, ctx: &Ctx) -> Result<ClaimDraft, String> 
         }
         None => {}
     }
-    let f = facts::of_text(&caption);
+    let f = facts::of_text(caption);
     if let [a] = &f.arch[..] {
         c.conditions.push(("arch".into(), a.value.to_string()));
     }
     if let [h] = &f.hz[..] {
         c.conditions.push(("hz".into(), h.value.to_string()));
     }
-    Ok(c)
+    Ok(())
 }
 
 /// Columns that each name what they measure (`IOPS`, `sys`, `lat

@@ -48,21 +48,41 @@ impl DmTarget {
     /// The typed target of a (rendered) `dm:` step, or what is wrong with
     /// it, naming the key.
     pub fn from_def(x: &DmDef) -> Result<DmTarget, String> {
-        let t = match (x.target.as_deref(), &x.table) {
-            (None, Some(table)) => return Ok(DmTarget::Table(table.clone())),
+        let target = match (x.target.as_deref(), &x.table) {
+            (None, Some(table)) => DmTarget::Table(table.clone()),
             (Some(_), Some(_)) => return Err("dm: give either target or table, not both".into()),
             (None, None) => return Err("dm: needs a target or a table".into()),
-            (Some(t), None) => t,
+            (Some(t), None) => DmTarget::named(t, x)?,
         };
+        // Only dm-delay takes a second and a third device; one given to
+        // any other target, or beside a raw table, is a mistake the
+        // author would want to hear of. (Numbers for another target, such
+        // as `read_ms` on linear, have always been ignored.)
+        if !matches!(target, DmTarget::Delay { .. }) {
+            let on = match &target {
+                DmTarget::Table(_) => "a raw table".to_string(),
+                t => format!("target {}", t.name()),
+            };
+            for (k, set) in [
+                ("write_device", x.write_device.is_some()),
+                ("flush_device", x.flush_device.is_some()),
+            ] {
+                if set {
+                    return Err(format!("dm.{k} does not belong to {on}"));
+                }
+            }
+        }
+        Ok(target)
+    }
+
+    /// The target `dm.target: t` names, with the keys it needs.
+    fn named(t: &str, x: &DmDef) -> Result<DmTarget, String> {
         let device = || {
             x.device
                 .clone()
                 .ok_or_else(|| format!("dm.device: target {t} needs a device"))
         };
-        let need = |k: &str, v: &Option<Scalar>| {
-            v.clone().ok_or_else(|| format!("dm: target {t} needs {k}"))
-        };
-        let target = match t {
+        Ok(match t {
             "delay" => DmTarget::Delay {
                 device: device()?,
                 read_ms: x.read_ms.clone().unwrap_or(Scalar::Int(0)),
@@ -73,13 +93,13 @@ impl DmTarget {
             },
             "linear" => DmTarget::Linear { device: device()? },
             "flakey" => {
-                if x.up_s.is_none() || x.down_s.is_none() {
+                let (Some(up_s), Some(down_s)) = (x.up_s.clone(), x.down_s.clone()) else {
                     return Err("dm: target flakey needs up_s and down_s".into());
-                }
+                };
                 DmTarget::Flakey {
                     device: device()?,
-                    up_s: need("up_s", &x.up_s)?,
-                    down_s: need("down_s", &x.down_s)?,
+                    up_s,
+                    down_s,
                 }
             }
             "dust" => DmTarget::Dust { device: device()? },
@@ -91,20 +111,7 @@ impl DmTarget {
                     TARGETS.join(", ")
                 ));
             }
-        };
-        // A second device that the target would not use is a mistake the
-        // author would want to hear of. (Numbers for another target, such
-        // as `read_ms` on linear, have always been ignored.)
-        let own = target.keys();
-        for (k, set) in [
-            ("write_device", x.write_device.is_some()),
-            ("flush_device", x.flush_device.is_some()),
-        ] {
-            if set && !own.contains(&k) {
-                return Err(format!("dm.{k} does not belong to target {t}"));
-            }
-        }
-        Ok(target)
+        })
     }
 
     /// dm-delay with one delay for reads and writes, as most mails use it.
@@ -174,26 +181,6 @@ impl DmTarget {
             DmTarget::Zero => "zero",
             DmTarget::Error => "error",
             DmTarget::Table(_) => "table",
-        }
-    }
-
-    /// The `dm:` keys besides `name`, `target`, `device` and `sectors`
-    /// that this target takes.
-    fn keys(&self) -> &'static [&'static str] {
-        match self {
-            DmTarget::Delay { .. } => &[
-                "read_ms",
-                "write_ms",
-                "write_device",
-                "flush_device",
-                "flush_ms",
-            ],
-            DmTarget::Flakey { .. } => &["up_s", "down_s"],
-            DmTarget::Linear { .. }
-            | DmTarget::Dust { .. }
-            | DmTarget::Zero
-            | DmTarget::Error
-            | DmTarget::Table(_) => &[],
         }
     }
 
@@ -399,6 +386,11 @@ mod tests {
         let mut d = def("linear");
         d.write_device = Some("/dev/nullb1".into());
         assert_eq!(e(d), "dm.write_device does not belong to target linear");
+        let mut d = def("zero");
+        d.target = None;
+        d.table = Some("0 8 zero".into());
+        d.flush_device = Some("/dev/nullb1".into());
+        assert_eq!(e(d), "dm.flush_device does not belong to a raw table");
         assert_eq!(e(def("flakey")), "dm: target flakey needs up_s and down_s");
         assert!(e(def("striped")).starts_with(
             "dm.target: unknown target 'striped' (use delay, linear, flakey, dust, zero"

@@ -249,5 +249,9 @@ fn is_parameter(label: &str) -> bool {
         "rootfs",
     ];
     let l = label.trim().to_lowercase();
-    PARAMETERS.contains(&l.as_str()) || l.starts_with("nr_") || l.ends_with("_size")
+    // `Node size`, `Sector size`, `io_size`: what was set up, not measured.
+    PARAMETERS.contains(&l.as_str())
+        || l.starts_with("nr_")
+        || l.ends_with("_size")
+        || l.ends_with(" size")
 }

@@ -351,6 +351,7 @@ fn never_claims(text: &str) -> bool {
             | ^\s*[A-Z][\w.'-]*(?:\s[A-Z][\w.'-]*)*\s\(\d+\):$   # shortlog
             | ^\s*v\d+:\s                   # a changelog entry
             | \[\s*\d+\.\d{6}\]              # a dmesg time stamp
+            | ^\s*@@\s-\d+(?:,\d+)?\s\+\d+(?:,\d+)?\s@@  # a diff hunk
             ",
         )
         .expect("constant regex")

@@ -21,6 +21,7 @@ mod numbers;
 mod perf;
 mod prose;
 pub mod render;
+mod terse;
 #[cfg(test)]
 mod tests;
 mod tokens;
@@ -186,7 +187,8 @@ type Layout = fn(&[Line], usize) -> Option<Draft>;
 
 /// The general reader, [`measures`], comes last: it takes what the
 /// layouts that know a tool's format leave.
-const LAYOUTS: [Layout; 7] = [
+const LAYOUTS: [Layout; 8] = [
+    terse::at,
     lkp::at,
     perf::at,
     fio::at,

@@ -442,3 +442,39 @@ fn a_wrapped_sentence_and_its_bare_from_to_pair() {
     assert!(!d.contains("[There is about]"), "{d}");
     assert!(!d.contains("| 8"), "{d}");
 }
+
+/// The values of `text`'s claims, keyed by their row keys joined.
+fn keyed_values(text: &str) -> Vec<(String, f64)> {
+    extract_text(text)
+        .iter()
+        .flat_map(|t| t.rows.iter())
+        .flat_map(|r| {
+            r.values.iter().filter_map(move |v| match v {
+                Value::Number { value, .. } => Some((r.keys.join(" / "), *value)),
+                _ => None,
+            })
+        })
+        .collect()
+}
+
+/// fio's terse line: fields named by their place in fio's documented
+/// order; the runtime, the padding percentiles, an idle direction and
+/// a bandwidth block without samples are not results.
+#[test]
+fn fio_terse_fields_are_named_by_their_place() {
+    let body = String::from_utf8(data("claims-corpus/heldout/fio-terse-blktests-zbd.eml")).unwrap();
+    let line = body.lines().find(|l| l.starts_with("> 4;fio-")).unwrap();
+    let got = keyed_values(line.trim_start_matches("> "));
+    let has = |k: &str, v: f64| got.iter().any(|(gk, gv)| gk.ends_with(k) && *gv == v);
+    assert!(has("read iops", 91152.0), "{got:?}");
+    assert!(has("read clat p99", 205.0), "{got:?}");
+    assert!(has("write bw agg", 65.710471), "{got:?}");
+    assert!(has("IO latency <=750us", 2.02), "{got:?}");
+    assert!(!got.iter().any(|(_, v)| *v == 1921.0), "runtime: {got:?}");
+    assert!(
+        !got.iter()
+            .any(|(k, _)| k.contains("trim") || k.contains("read bw")),
+        "{got:?}"
+    );
+    assert_eq!(got.len(), 104, "{got:?}");
+}

@@ -30,6 +30,10 @@ impl Convention {
     /// only be read that way (`1.834.487,82`, `82,60`, `0,00`), else US.
     pub fn of<'a>(lines: impl Iterator<Item = &'a str>) -> Convention {
         for line in lines {
+            // A diff hunk's `-1,2 +1,2` is line numbers, not decimals.
+            if line.trim_start().starts_with("@@ ") {
+                continue;
+            }
             for word in line.split_whitespace() {
                 let w = word.trim_matches(|c: char| !c.is_ascii_digit());
                 if only_continental(w) {

@@ -476,5 +476,5 @@ fn fio_terse_fields_are_named_by_their_place() {
             .any(|(k, _)| k.contains("trim") || k.contains("read bw min")),
         "{got:?}"
     );
-    assert_eq!(got.len(), 104, "{got:?}");
+    assert_eq!(got.len(), 103, "{got:?}");
 }

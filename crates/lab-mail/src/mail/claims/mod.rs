@@ -21,6 +21,7 @@ mod numbers;
 mod perf;
 mod prose;
 pub mod render;
+mod structured;
 mod terse;
 #[cfg(test)]
 mod tests;
@@ -187,8 +188,9 @@ type Layout = fn(&[Line], usize) -> Option<Draft>;
 
 /// The general reader, [`measures`], comes last: it takes what the
 /// layouts that know a tool's format leave.
-const LAYOUTS: [Layout; 8] = [
+const LAYOUTS: [Layout; 9] = [
     terse::at,
+    structured::at,
     lkp::at,
     perf::at,
     fio::at,

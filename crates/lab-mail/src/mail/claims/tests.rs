@@ -478,3 +478,29 @@ fn fio_terse_fields_are_named_by_their_place() {
     );
     assert_eq!(got.len(), 103, "{got:?}");
 }
+
+/// JSON as printed: every number under its path of keys, except the
+/// settings objects and the bookkeeping; a job file claims nothing.
+#[test]
+fn json_numbers_keep_their_path_and_settings_are_not_claims() {
+    let text = "[global]\nbs=4k\niodepth=32\ngroup_reporting\n\n[job]\nrw=write\n\n\
+        {\n  \"fio version\" : \"fio-3.33\",\n  \"timestamp\" : 1706631404,\n  \
+        \"global options\" : {\n    \"size\" : \"2147483648\",\n    \"runtime\" : 300\n  },\n  \
+        \"jobs\" : [\n    {\n      \"groupid\" : 0,\n      \"write\" : {\n        \
+        \"iops\" : 6351.051820,\n        \"clat_ns\" : {\n          \"mean\" : 312417107.3,\n          \
+        \"N\" : 1907151,\n          \"percentile\" : {\n            \"99.000000\" : 775946240\n          \
+        }\n        },\n        \"bw_samples\" : 38394\n      },\n      \"job options\" : { },\n      \
+        \"ctx\" : 446567\n    }\n  ]\n}\n";
+    let got = keyed_values(text);
+    let want = [
+        ("jobs / write / iops", 6351.05182),
+        ("jobs / write / clat_ns / mean", 312417107.3),
+        (
+            "jobs / write / clat_ns / percentile / 99.000000",
+            775946240.0,
+        ),
+        ("jobs / ctx", 446567.0),
+    ];
+    let got_pairs: Vec<(&str, f64)> = got.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+    assert_eq!(got_pairs, want);
+}

@@ -27,6 +27,10 @@ static PCT: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"([\d.]+)th=\[\s*(\d+)\]").expect("constant regex"));
 static PAIR: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(\w+)=\s*([^,\s]+)").expect("constant regex"));
+/// `nullb0: ios=27074/64000, merge=0/0, ticks=42/177, in_queue=219,
+/// util=91.51%`: the disk's counts, read/write where a pair.
+static DISK: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\s*(\S+): (ios=.*)$").expect("constant regex"));
 static CPU: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^\s*cpu\s*: (usr=.*)$").expect("constant regex"));
 /// Lines fio prints that claim nothing here, but belong to its output.
@@ -108,6 +112,8 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
             }
         } else if let Some(c) = PCT_HEAD.captures(text) {
             pct = Some((c[1].to_string(), parse_unit(&c[2])));
+        } else if let Some(c) = DISK.captures(text) {
+            disk(&mut d, &job, &c[1], &c[2], line.no);
         } else if let Some(c) = CPU.captures(text) {
             for p in PAIR.captures_iter(&c[1]) {
                 let unit = match &p[1] {
@@ -119,7 +125,9 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
                 add(&mut d, k, &p[2], unit, line.no);
             }
         }
-        rest_of_line(&mut d, read_from, &job, &dir, text, line.no);
+        if !DISK.is_match(text) {
+            rest_of_line(&mut d, read_from, &job, &dir, text, line.no);
+        }
         if text.trim_start().starts_with('|')
             && let Some((name, unit)) = &pct
         {
@@ -192,6 +200,33 @@ fn rest_of_line(d: &mut Draft, read_from: usize, job: &str, dir: &str, text: &st
             }],
             line: no,
         });
+    }
+}
+
+fn disk(d: &mut Draft, job: &str, name: &str, stats: &str, no: usize) {
+    for p in PAIR.captures_iter(stats) {
+        let (key, raw) = (&p[1], p[2].trim_end_matches(','));
+        let unit = if raw.ends_with('%') {
+            parse_unit("%")
+        } else {
+            Some(count_unit(""))
+        };
+        let parts: Vec<&str> = raw.split('/').collect();
+        let dirs: &[&str] = if parts.len() == 2 {
+            &["read", "write"]
+        } else {
+            &[""]
+        };
+        for (part, dir) in parts.iter().zip(dirs) {
+            let metric = format!("disk {name} {key} {dir}").trim_end().to_string();
+            add(
+                d,
+                vec![job.to_string(), "disk".into(), metric],
+                part,
+                unit.clone(),
+                no,
+            );
+        }
     }
 }
 

@@ -114,7 +114,7 @@ fn keep_line(st: &mut DepthState, text: &str, next: Option<&str>) -> Kept {
         st.hunk = hunk_counts(text);
         return Kept::Diff;
     }
-    if text == "---" || is_diffstat(text) || is_trailer(text) || is_dmesg(text) {
+    if text == "---" || is_diffstat(text) || is_trailer(text) || is_dmesg(text) || is_shell(text) {
         Kept::Other
     } else {
         Kept::Text
@@ -230,6 +230,25 @@ fn is_trailer(text: &str) -> bool {
         .expect("constant regex")
     });
     text.contains(": ") && TRAILER.is_match(text)
+}
+
+/// A shell session's own lines: a prompt with its command
+/// (`root@dev linux (next) # make -j8`), a `set -x` trace (`+ echo
+/// 4096`, `++ seq 0 3`) and `ls -l` entries. What the commands print
+/// is read; what was typed is not.
+fn is_shell(text: &str) -> bool {
+    static SHELL: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(
+            r"(?x)
+            ^\s*[\w.-]+@[\w.-]+(?::\S*)?[^\#$]{0,60}[\#$]\s  # user@host ... # command
+            | ^\+{1,3}\s(?:[A-Za-z_]\w*=|[a-z./][\w./-]*(?:\s|$))  # set -x trace
+            | ^[-dlcbps][rwxsStT-]{9}[.+@]?\s+\d             # ls -l
+            ",
+        )
+        .expect("constant regex")
+    });
+    (text.contains('@') || text.starts_with(['+', '-', 'd', 'l', 'c', 'b', 'p', 's']))
+        && SHELL.is_match(text)
 }
 
 /// `[   12.345678] nvme0n1: ...`: a kernel log line.

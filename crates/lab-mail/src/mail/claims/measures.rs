@@ -127,8 +127,10 @@ fn measured(text: &str, conv: Convention) -> Option<Measured> {
         Tok::Num(n) => text[..n.at].trim(),
         Tok::Word { .. } => "",
     };
+    // Dot leaders (`read iops ...... 448657`) are no part of a label.
     let label = label
         .trim_matches(|c: char| c == '|' || c == ':' || c == '=' || c.is_whitespace())
+        .trim_end_matches(|c: char| c == '.' || c == '…' || c.is_whitespace())
         .to_string();
     let values: Vec<Num> = toks[first..]
         .iter()
@@ -284,7 +286,10 @@ fn is_axis(toks: &[Tok], first: usize) -> bool {
     let growing = nums.len() >= 3
         && nums.iter().all(|n| n.plain_integer)
         && nums.windows(2).all(|w| w[0].value < w[1].value);
-    label_is_parameter || growing
+    // A parameter's values are set, so round: `runtime 94.285s
+    // 107.074s` was measured.
+    let round = nums.iter().all(|n| (n.value * 10.0).fract().abs() < 1e-9);
+    label_is_parameter && round || growing
 }
 
 /// A list item's mark: the line's first word, `1.`, `2)`, `(3)`, `[1]`.

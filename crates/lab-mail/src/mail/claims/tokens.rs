@@ -238,10 +238,13 @@ pub fn scan(line: &str, conv: Convention) -> Vec<Tok<'_>> {
         let knob = name.is_some() && nums.len() == 1 && nums[0].3;
         let block_size = nums.len() == 1 && is_block_size(value);
         for (value, unit, note, plain) in nums {
+            // People set round numbers: `runtime  94.285s` under a
+            // parameter's name was measured, not chosen.
+            let measured = (value * 10.0).fract().abs() > 1e-9;
             out.push(Tok::Num(Num {
                 value,
                 unit,
-                parameter: named_param || pending_param || ordinal || block_size,
+                parameter: (named_param || pending_param) && !measured || ordinal || block_size,
                 plain_integer: plain,
                 knob,
                 name: name.map(str::to_string).or(note),

@@ -23,6 +23,7 @@ pub fn parse_unit(word: &str) -> Option<Unit> {
         "us" | "usec" | "usecs" | "µs" | "μs" | "microseconds" => ("us", UnitKind::Time, 1e3),
         "ms" | "msec" | "msecs" | "milliseconds" => ("ms", UnitKind::Time, 1e6),
         "s" | "sec" | "secs" | "seconds" | "second" => ("s", UnitKind::Time, 1e9),
+        "min" | "mins" | "minutes" => ("min", UnitKind::Time, 60e9),
         "iops" => ("IOPS", UnitKind::Rate, 1.0),
         "kiops" => ("KIOPS", UnitKind::Rate, 1e3),
         "miops" => ("MIOPS", UnitKind::Rate, 1e6),

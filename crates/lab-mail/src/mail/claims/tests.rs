@@ -504,3 +504,11 @@ fn json_numbers_keep_their_path_and_settings_are_not_claims() {
     let got_pairs: Vec<(&str, f64)> = got.iter().map(|(k, v)| (k.as_str(), *v)).collect();
     assert_eq!(got_pairs, want);
 }
+
+/// `time`'s output prints durations in parts; each part is a value.
+#[test]
+fn durations_in_parts_give_each_part() {
+    let got = keyed_values("With patch:\nreal    17m21.019s\nuser    61m48.388s\n");
+    let values: Vec<f64> = got.iter().map(|(_, v)| *v).collect();
+    assert_eq!(values, [17.0, 21.019, 61.0, 48.388], "{got:?}");
+}

@@ -16,6 +16,8 @@
 
 use super::numbers::parse_unit;
 use crate::mail::model::{Unit, UnitKind};
+use regex::Regex;
+use std::sync::LazyLock;
 
 /// How a block writes its numbers: `1,234.5` or `1.234,5`. A block
 /// agrees on one; see [`Convention::of`].
@@ -315,6 +317,9 @@ fn numbers_in(word: &str, conv: Convention) -> Vec<Found> {
     if let Some(found) = one(word, conv) {
         return vec![(found.0, found.1, None, found.2)];
     }
+    if let Some(parts) = duration(word) {
+        return parts;
+    }
     // A pair: `12.65/55.40%` (usr/sys), the unit on the second.
     if let Some((a, b)) = word.split_once('/')
         && !b.contains('/')
@@ -371,6 +376,34 @@ fn numbers_in(word: &str, conv: Convention) -> Vec<Found> {
         ];
     }
     Vec::new()
+}
+
+/// `17m21.019s` (`time`'s output) or `1h02m`: a duration in parts, a
+/// number each, as the parts are what was printed.
+fn duration(word: &str) -> Option<Vec<Found>> {
+    static DURATION: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+(?:\.\d+)?)s)?$").expect("constant regex")
+    });
+    let c = DURATION.captures(word)?;
+    let parts = [(1, "h"), (2, "min"), (3, "s")];
+    let found: Vec<Found> = parts
+        .iter()
+        .filter_map(|&(k, unit)| {
+            let v: f64 = c.get(k)?.as_str().parse().ok()?;
+            let unit = super::numbers::parse_unit(unit).or_else(|| hours());
+            Some((v, unit, None, false))
+        })
+        .collect();
+    (found.len() >= 2).then_some(found)
+}
+
+fn hours() -> Option<Unit> {
+    Some(Unit {
+        written: "h".into(),
+        symbol: "h".into(),
+        kind: UnitKind::Time,
+        scale: 3600e9,
+    })
 }
 
 /// One number with an optional multiplier and unit glued on: `549k`,

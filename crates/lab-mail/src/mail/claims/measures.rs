@@ -120,10 +120,17 @@ fn measured(text: &str, conv: Convention) -> Option<Measured> {
     let first = toks
         .iter()
         .position(|t| matches!(t, Tok::Num(n) if !n.parameter))?;
-    if is_sentence(&toks, text) || is_setup(&toks) || only_knobs(&toks) || is_axis(&toks, first) {
+    // `[3135, 3285, 3728] sugov mainline`: samples, then what they are.
+    let listed = bracketed_list(text);
+    if listed.is_none() && is_sentence(&toks, text)
+        || is_setup(&toks)
+        || only_knobs(&toks)
+        || is_axis(&toks, first)
+    {
         return None;
     }
     let label = match &toks[first] {
+        _ if listed.is_some() => listed.unwrap_or(""),
         Tok::Num(n) => text[..n.at].trim(),
         Tok::Word { .. } => "",
     };
@@ -140,6 +147,17 @@ fn measured(text: &str, conv: Convention) -> Option<Measured> {
         })
         .collect();
     Some(Measured { label, values })
+}
+
+/// The words after a bracketed list of numbers that starts the line.
+fn bracketed_list(text: &str) -> Option<&str> {
+    let (list, rest) = text.trim_start().strip_prefix('[')?.split_once(']')?;
+    let items: Vec<&str> = list.split(',').map(str::trim).collect();
+    let numbers = items.len() >= 2
+        && items
+            .iter()
+            .all(|i| !i.is_empty() && i.bytes().all(|b| b.is_ascii_digit() || b"., ".contains(&b)));
+    numbers.then_some(rest.trim())
 }
 
 /// The column names of a header line over the run: set apart by tabs or
@@ -283,9 +301,12 @@ fn is_axis(toks: &[Tok], first: usize) -> bool {
             _ => None,
         })
         .collect();
+    // An axis spans a range (1 2 4 8, 100 200 300); sorted samples of
+    // one quantity (`[3135, 3285, 3728, 3857, 3863]`) stay close.
     let growing = nums.len() >= 3
         && nums.iter().all(|n| n.plain_integer)
-        && nums.windows(2).all(|w| w[0].value < w[1].value);
+        && nums.windows(2).all(|w| w[0].value < w[1].value)
+        && nums[nums.len() - 1].value >= 2.0 * nums[0].value;
     // A parameter's values are set, so round: `runtime 94.285s
     // 107.074s` was measured.
     let round = nums.iter().all(|n| (n.value * 10.0).fract().abs() < 1e-9);

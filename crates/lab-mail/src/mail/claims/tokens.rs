@@ -187,6 +187,11 @@ pub fn scan(line: &str, conv: Convention) -> Vec<Tok<'_>> {
             Some(w) if w.ends_with(|c: char| c.is_alphabetic() || c == '%') => w,
             _ => word,
         };
+        // `3.5M+`, `500kB+`: "or more" says nothing of the number.
+        let word = match word.strip_suffix('+') {
+            Some(w) if w.ends_with(|c: char| c.is_ascii_alphanumeric()) => w,
+            _ => word,
+        };
         let word = if word.ends_with('/') && word.len() > 1 {
             &word[..word.len() - 1]
         } else {
@@ -218,7 +223,17 @@ pub fn scan(line: &str, conv: Convention) -> Vec<Tok<'_>> {
         };
         let named_param =
             name.is_some_and(|n| PARAMETER_NAMES.contains(&n.to_lowercase().as_str()));
-        let nums = numbers_in(value, conv);
+        let mut nums = numbers_in(value, conv);
+        // `IOS/call=32/31`, `ios=27074/64000`: a named pair of counts.
+        if nums.is_empty()
+            && name.is_some()
+            && let Some((a, b)) = value.split_once('/')
+            && let (Some(a), Some(b)) = (one(a, conv), one(b, conv))
+            && a.1.is_none()
+            && b.1.is_none()
+        {
+            nums = vec![(a.0, None, None, true), (b.0, None, None, true)];
+        }
         if nums.is_empty() {
             // A unit on its own belongs to the number before it.
             if let Some(unit) = parse_unit(word).or_else(|| size_unit(word))

@@ -405,7 +405,7 @@ fn duration(word: &str) -> Option<Vec<Found>> {
         .iter()
         .filter_map(|&(k, unit)| {
             let v: f64 = c.get(k)?.as_str().parse().ok()?;
-            let unit = super::numbers::parse_unit(unit).or_else(|| hours());
+            let unit = super::numbers::parse_unit(unit).or_else(hours);
             Some((v, unit, None, false))
         })
         .collect();

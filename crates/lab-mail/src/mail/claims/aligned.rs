@@ -128,7 +128,10 @@ fn headers_at(lines: &[Line], h: usize) -> Option<(Headers, usize)> {
     }
     let first = split(&lines.get(h)?.text);
     // Most lines are no header; the sentence test is the dearer one.
-    if !is_header(&first) || super::measures::is_prose_line(&lines[h].text) {
+    if !is_header(&first)
+        || super::measures::is_prose_line(&lines[h].text)
+        || super::measures::never_claims(&lines[h].text)
+    {
         return None;
     }
     // Column names under spanning names are set apart by tabs or runs

@@ -96,7 +96,17 @@ pub fn is_header_cell(cell: &str) -> bool {
 }
 
 pub fn is_header(cells: &[Cell]) -> bool {
-    !cells.is_empty() && cells.iter().all(|c| is_header_cell(&c.text))
+    !cells.is_empty() && cells.iter().all(|c| is_header_cell(&c.text)) || is_axis_header(cells)
+}
+
+/// `block size   512   1024   2048`: a parameter named first, then the
+/// values it takes, one per column below.
+fn is_axis_header(cells: &[Cell]) -> bool {
+    cells.len() >= 3
+        && super::labels::is_parameter(&cells[0].text)
+        && cells[1..]
+            .iter()
+            .all(|c| matches!(parse_cell(c.text.trim()), Parsed::Number { .. }))
 }
 
 /// How many trailing cells are numbers or not-applicable marks, when

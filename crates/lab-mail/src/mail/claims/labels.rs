@@ -211,7 +211,7 @@ fn leading_cell(value: &str) -> Option<Cell> {
 }
 
 /// A benchmark's parameter rather than a result.
-fn is_parameter(label: &str) -> bool {
+pub(super) fn is_parameter(label: &str) -> bool {
     const PARAMETERS: [&str; 34] = [
         "runtime",
         "disk",

@@ -117,6 +117,18 @@ fn measured(text: &str, conv: Convention) -> Option<Measured> {
     {
         n.parameter = true;
     }
+    // `4294967296 bytes (4.3 GB, 4.0 GiB) copied, 21.2 s, 202 MB/s`:
+    // the amount copied is the work asked for; the time and rate were
+    // measured.
+    if let Some(at) = text.find(" copied,").or_else(|| text.find(" transferred")) {
+        for t in toks.iter_mut() {
+            if let Tok::Num(n) = t
+                && n.at < at
+            {
+                n.parameter = true;
+            }
+        }
+    }
     let first = toks
         .iter()
         .position(|t| matches!(t, Tok::Num(n) if !n.parameter))?;
@@ -359,7 +371,7 @@ fn is_setup(toks: &[Tok]) -> bool {
 /// Lines that never hold claims: commands (a prompt, a command name, an
 /// option), code, disassembly, hex dumps, stack traces, kernel log
 /// records, dates and a shortlog's `Name (3):`.
-fn never_claims(text: &str) -> bool {
+pub(super) fn never_claims(text: &str) -> bool {
     static DUMP: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(
             r"(?x)
@@ -378,6 +390,8 @@ fn never_claims(text: &str) -> bool {
             | ^\s*v\d+:\s                   # a changelog entry
             | \[\s*\d+\.\d{6}\]              # a dmesg time stamp
             | ^\s*@@\s-\d+(?:,\d+)?\s\+\d+(?:,\d+)?\s@@  # a diff hunk
+            | ^\s*\[\d{1,3}\]:?\s+\w+://         # a footnote's link
+            | \s\d+:\d+\s+[01]\s+\S+\s+[01]\s+(?:disk|part|rom|loop|lvm|crypt|raid\d*|mpath)\b  # lsblk
             ",
         )
         .expect("constant regex")
@@ -408,7 +422,8 @@ fn never_claims(text: &str) -> bool {
         "while",
         "blkparse",
     ];
-    let t = text.trim_start();
+    // `(dd if=/dev/zero ...)`, `` `fio ...` ``: a command in brackets.
+    let t = text.trim_start().trim_start_matches(['(', '`']);
     let first = t.split_whitespace().next().unwrap_or("");
     first == "#"
         || first == "$"

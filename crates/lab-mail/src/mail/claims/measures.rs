@@ -422,6 +422,14 @@ pub(super) fn never_claims(text: &str) -> bool {
         "while",
         "blkparse",
     ];
+    // zsh's `time` prints after the command it timed, on its line:
+    // `make > /dev/null  130.54s user 10.41s system 969% cpu 14.537 total`.
+    static TIMED: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\ds user [\d.:]+s? system \d+% cpu [\d.:]+ total\s*$").expect("constant regex")
+    });
+    if text.contains(" total") && TIMED.is_match(text) {
+        return false;
+    }
     // `(dd if=/dev/zero ...)`, `` `fio ...` ``: a command in brackets.
     let t = text.trim_start().trim_start_matches(['(', '`']);
     let first = t.split_whitespace().next().unwrap_or("");

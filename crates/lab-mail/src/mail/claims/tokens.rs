@@ -206,7 +206,8 @@ pub fn scan(line: &str, conv: Convention) -> Vec<Tok<'_>> {
         if PARAMETER_WORDS.contains(&lower.trim_end_matches(['.', ',', ')']))
             && let Some(Tok::Num(last)) = out.last_mut()
         {
-            last.parameter = true;
+            // `8 jobs` counts them; `969% cpu`, `2.5 runs` measure.
+            last.parameter |= last.plain_integer && last.unit.is_none();
             pending_param = false;
             out.push(Tok::Word { text: word, at });
             continue;

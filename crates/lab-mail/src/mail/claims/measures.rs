@@ -135,6 +135,7 @@ fn measured(text: &str, conv: Convention) -> Option<Measured> {
     // `[3135, 3285, 3728] sugov mainline`: samples, then what they are.
     let listed = bracketed_list(text);
     if listed.is_none() && is_sentence(&toks, text)
+        || is_record(&toks, text)
         || is_setup(&toks)
         || only_knobs(&toks)
         || is_axis(&toks, first)
@@ -159,6 +160,31 @@ fn measured(text: &str, conv: Convention) -> Option<Measured> {
         })
         .collect();
     Some(Measured { label, values })
+}
+
+/// A record printed field by field, each whole number after its own
+/// name (`item 9 key (257 EXTENT_DATA 0) itemoff 15673 itemsize 53`,
+/// `generation 435179 type 0`): ids, offsets and sizes of a structure,
+/// not measurements, which have units, fractions or columns.
+fn is_record(toks: &[Tok], text: &str) -> bool {
+    if is_gapped(text) {
+        return false;
+    }
+    let mut pairs = 0;
+    let mut after_word = false;
+    for t in toks {
+        match t {
+            Tok::Word { .. } => after_word = true,
+            Tok::Num(n) => {
+                if !n.plain_integer || n.unit.is_some() || !after_word {
+                    return false;
+                }
+                pairs += 1;
+                after_word = false;
+            }
+        }
+    }
+    pairs >= 2
 }
 
 /// The words after a bracketed list of numbers that starts the line.

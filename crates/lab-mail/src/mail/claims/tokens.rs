@@ -446,6 +446,15 @@ fn one(word: &str, conv: Convention) -> Option<(f64, Option<Unit>, bool)> {
         }
         return one(&w[..digits_start + trimmed.len()], conv);
     }
+    // `1608689569.708325037`: seconds since 1970 to the microsecond or
+    // finer is a time stamp.
+    if let Some((int, frac)) = body.split_once('.')
+        && int.len() == 10
+        && frac.len() >= 6
+        && int.starts_with(['1', '2'])
+    {
+        return None;
+    }
     // `0000000000000008`, `007`: hex words and identifiers.
     if body.len() > 1 && body.starts_with('0') && body.as_bytes()[1].is_ascii_digit() {
         return None;

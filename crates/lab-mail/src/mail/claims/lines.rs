@@ -31,6 +31,9 @@ struct DepthState {
     /// Lines left in the current hunk: old side, new side.
     hunk: Option<(u64, u64)>,
     in_signature: bool,
+    /// Printing a file of settings (`# cat /sys/fs/cgroup/io.cost.qos`):
+    /// its lines, up to a blank line or the next command, are settings.
+    in_settings: bool,
 }
 
 /// Every line of `body`, with the lines that are never claims blanked.
@@ -104,6 +107,16 @@ fn keep_line(st: &mut DepthState, text: &str, next: Option<&str>) -> Kept {
     }
     if st.in_signature {
         return Kept::Other;
+    }
+    if text.trim().is_empty() {
+        st.in_settings = false;
+    } else if is_settings_print(text) {
+        st.in_settings = true;
+        return Kept::Other;
+    } else if st.in_settings && !is_shell(text) && !text.trim_start().starts_with(['#', '$']) {
+        return Kept::Other;
+    } else {
+        st.in_settings = false;
     }
     if text == "--" || text == "-- " {
         st.in_signature = true;
@@ -230,6 +243,21 @@ fn is_trailer(text: &str) -> bool {
         .expect("constant regex")
     });
     text.contains(": ") && TRAILER.is_match(text)
+}
+
+/// A command that prints settings, not results: `cat` (or `grep .`,
+/// `head`) of a file under /sys, /proc/sys or /etc, or of a config
+/// file; a counters file (`stat`) is read.
+fn is_settings_print(text: &str) -> bool {
+    static PRINT: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?:^|[#$]\s)\s*(?:sudo\s+)?(?:cat|head|grep \S+|tail)\s+(?:-\S+\s+)*(/sys/\S*|/proc/sys/\S*|/proc/cmdline|/etc/\S*|\S*\.conf\b|\S*config\b)")
+            .expect("constant regex")
+    });
+    // Counters (`/sys/block/sda/stat`, `.../io.stat`) are measurements.
+    text.contains('/')
+        && PRINT.captures(text.trim_start()).is_some_and(|c| {
+            !c[1].trim_end_matches('*').ends_with("stat") && !c[1].ends_with("stats")
+        })
 }
 
 /// A shell session's own lines: a prompt with its command

@@ -512,3 +512,20 @@ fn durations_in_parts_give_each_part() {
     let values: Vec<f64> = got.iter().map(|(_, v)| *v).collect();
     assert_eq!(values, [17.0, 21.019, 61.0, 48.388], "{got:?}");
 }
+
+/// What a shell session typed, the settings it printed and structures
+/// it dumped are not results.
+#[test]
+fn shell_traces_settings_and_record_dumps_are_never_claims() {
+    for noise in [
+        "root@dev linux (for-next) # make -j 64 M=drivers/block\n+ echo 4096\n++ seq 0 3",
+        "-rw-r--r--. 1 root root 1.1M Feb 22 06:47 null_blk.ko",
+        "  # cat /sys/fs/cgroup/io.cost.qos\n  259:0 enable=1 rpct=95.00 rlat=18776 wpct=95.00",
+        "        item 9 key (257 EXTENT_DATA 0) itemoff 15673 itemsize 53\n\
+                 generation 435179 type 0 (inline)",
+        "nullb0  251:0    0    2G  0 disk",
+        "[1]: https://www.spinics.net/lists/dm-crypt/msg07516.html",
+    ] {
+        control_only(noise);
+    }
+}

@@ -142,8 +142,9 @@ const PARAMETER_WORDS: [&str; 28] = [
 ];
 
 /// Names whose value is a parameter: `QD=32`, `bs=4k`, `numjobs=8`.
-pub const PARAMETER_NAMES: [&str; 24] = [
+pub const PARAMETER_NAMES: [&str; 25] = [
     "hz",
+    "level",
     "samples",
     "qd",
     "iodepth",
@@ -398,19 +399,27 @@ fn numbers_in(word: &str, conv: Convention) -> Vec<Found> {
 /// number each, as the parts are what was printed.
 fn duration(word: &str) -> Option<Vec<Found>> {
     static DURATION: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+(?:\.\d+)?)s)?$").expect("constant regex")
+        Regex::new(r"^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+(?:[.,]\d+)?)s)?$").expect("constant regex")
     });
     let c = DURATION.captures(word)?;
     let parts = [(1, "h"), (2, "min"), (3, "s")];
-    let found: Vec<Found> = parts
+    let mut found: Vec<Found> = parts
         .iter()
         .filter_map(|&(k, unit)| {
-            let v: f64 = c.get(k)?.as_str().parse().ok()?;
+            // `0m0,261s`: bash's time in a decimal-comma locale.
+            let v: f64 = c.get(k)?.as_str().replace(',', ".").parse().ok()?;
             let unit = super::numbers::parse_unit(unit).or_else(hours);
             Some((v, unit, None, false))
         })
         .collect();
-    (found.len() >= 2).then_some(found)
+    if found.len() < 2 {
+        return None;
+    }
+    // `0m0.261s` is 0.261 s: leading zero parts carry nothing.
+    while found.len() > 1 && found[0].0 == 0.0 {
+        found.remove(0);
+    }
+    Some(found)
 }
 
 fn hours() -> Option<Unit> {

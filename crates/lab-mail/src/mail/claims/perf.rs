@@ -72,9 +72,38 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
         d.rows.push(row);
         j += 1;
         end = j;
-        // A line wrapped after the event (`utilized`, `cycle (83,27%)`)
-        // belongs to it.
-        while lines.get(j).is_some_and(|l| is_wrapped_tail(&l.text)) {
+        // A line wrapped after the event (`utilized`, `cycle (83,27%)`,
+        // `( +-  0.15% )  (85.93%)`) belongs to it, with its spread; a
+        // wrapped `#  0.32  stalled` is one more derived figure.
+        while let Some(l) = lines.get(j) {
+            if let Some(t) = wrapped_tail(&l.text) {
+                if let (Some(spread), Some(row)) =
+                    (t.and_then(|s| number(s, conv)), d.rows.last_mut())
+                    && let Some(Value::Number { spread_pct, .. }) = row.values.first_mut()
+                {
+                    *spread_pct = Some(spread);
+                }
+            } else if let Some(c) = WRAPPED_DERIVED.captures(&l.text)
+                && let Some(v) = number(&c[1], conv)
+            {
+                let event = d.rows.last().map_or(String::new(), |r| r.keys[0].clone());
+                d.rows.push(Row {
+                    keys: vec![format!("{event} # {}", c[2].trim())],
+                    unit: None,
+                    values: vec![
+                        Value::Missing,
+                        Value::Number {
+                            value: v,
+                            unit: None,
+                            spread_pct: None,
+                        },
+                    ],
+                    line: l.no,
+                });
+                any_derived = true;
+            } else {
+                break;
+            }
             j += 1;
             end = j;
         }
@@ -139,14 +168,24 @@ fn number(text: &str, conv: Convention) -> Option<f64> {
     }
 }
 
-/// The end of a wrapped event line: words and perf's multiplexing share,
-/// no count.
-fn is_wrapped_tail(text: &str) -> bool {
+/// `#    0.32  stalled`: perf's arithmetic wrapped onto a line alone.
+static WRAPPED_DERIVED: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\s*#\s*([\d.,]+)\s+(\S.*?)\s*$").expect("constant regex"));
+
+/// The end of a wrapped event line: words, the `( +- x% )` spread and
+/// perf's multiplexing share, no count. Some(the spread) when it is one.
+fn wrapped_tail(text: &str) -> Option<Option<&str>> {
     static TAIL: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"^\s*(?:[A-Za-z][\w -]*?)?\s*(?:\(\d+[.,]\d+%\))?\s*$").expect("constant regex")
+        Regex::new(r"^\s*(?:[A-Za-z][\w -]*?)?\s*(?:\(\s*\+-\s*([\d.,]+)%\s*\))?\s*(?:\(\d+[.,]\d+%\))?\s*$")
+            .expect("constant regex")
     });
     let t = text.trim();
-    !t.is_empty() && (t.ends_with("%)") || t.split_whitespace().count() <= 3) && TAIL.is_match(text)
+    if t.is_empty()
+        || !(t.ends_with("%)") || t.ends_with("% )") || t.split_whitespace().count() <= 3)
+    {
+        return None;
+    }
+    TAIL.captures(text).map(|c| c.get(1).map(|m| m.as_str()))
 }
 
 fn previous_nonblank(lines: &[Line], i: usize) -> Option<usize> {

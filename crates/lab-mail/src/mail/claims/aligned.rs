@@ -131,6 +131,7 @@ fn headers_at(lines: &[Line], h: usize) -> Option<(Headers, usize)> {
     if !is_header(&first)
         || super::measures::is_prose_line(&lines[h].text)
         || super::measures::never_claims(&lines[h].text)
+        || super::perf::is_event(&lines[h].text)
     {
         return None;
     }
@@ -139,6 +140,7 @@ fn headers_at(lines: &[Line], h: usize) -> Option<(Headers, usize)> {
     if let Some(second) = lines
         .get(h + 1)
         .filter(|l| l.text.trim().contains("  ") || l.text.trim().contains('\t'))
+        .filter(|l| !super::perf::is_event(&l.text))
         .map(|l| split(&l.text))
         .filter(|s| is_header(s) && s.len() >= 2 && s.len() > first.len())
         // `QD1  101K  120K` under `base  patched` is a row: a label and

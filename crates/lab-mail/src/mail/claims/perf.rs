@@ -22,6 +22,11 @@ static HEADER: LazyLock<Regex> = LazyLock::new(|| {
         .expect("constant regex")
 });
 
+/// Whether a line is a `perf stat` event line (no other table's header).
+pub fn is_event(text: &str) -> bool {
+    text.trim_start().starts_with(|c: char| c.is_ascii_digit()) && EVENT.is_match(text)
+}
+
 pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
     // An event line starts with a count or `<not ...>`.
     let first = lines[i].text.trim_start();

@@ -36,7 +36,7 @@ static CPU: LazyLock<Regex> =
 /// Lines fio prints that claim nothing here, but belong to its output.
 static OTHER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"^\s*(?:\S+: \(g=\d+\)|fio-\d|Starting \d+ (?:process|thread)|Jobs: \d|lat \(\w+\)\s*: \d|\|\s+\d|IO depths|submit\s*:|complete\s*:|issued rwts|latency\s*:|Run status group|(?:READ|WRITE|TRIM): bw=|Disk stats|\S+: ios=)",
+        r"^\s*(?:\S+: \(g=\d+\)|fio-\d|Starting \d+ (?:process|thread)|Jobs: \d|lat \(\w+\)\s*: \d|\|\s+\d|IO depths|submit\s*:|complete\s*:|issued rwts|latency\s*:|Run status group|(?:READ|WRITE|TRIM): bw=|\(\d[^)]*\), io=|Disk stats|\S+: ios=)",
     )
     .expect("constant regex")
 });

@@ -417,6 +417,11 @@ pub(super) fn never_claims(text: &str) -> bool {
             | \[\s*\d+\.\d{6}\]              # a dmesg time stamp
             | ^\s*@@\s-\d+(?:,\d+)?\s\+\d+(?:,\d+)?\s@@  # a diff hunk
             | ^\s*\[\d{1,3}\]:?\s+\w+://         # a footnote's link
+            | ^\s*-?[\d.]+\s+[+|](?:-+\+|\s)[\s*\#+|o.x~-]*$  # an ASCII plot's axis tick
+            | ^\s*/dev/\S+\s+(?:[\d.]+[KMGTP]?\s+){3}\d+%\s+/   # df
+            | ^\s*(?:Data|Metadata|System|GlobalReserve),\s*[\w/]+:\s*total=  # btrfs fi df
+            | \bioengine=|Laying\ out\ IO\ file               # fio's job description
+            | ^\^?[0-9a-f]{8,}\s.*\b\d{4}-\d\d-\d\d\s+\d+\s   # git blame
             | \s\d+:\d+\s+[01]\s+\S+\s+[01]\s+(?:disk|part|rom|loop|lvm|crypt|raid\d*|mpath)\b  # lsblk
             ",
         )
@@ -464,7 +469,21 @@ pub(super) fn never_claims(text: &str) -> bool {
         || first.starts_with("./")
         || first.ends_with(".sh")
         || (COMMANDS.contains(&first) && is_command_line(&t[first.len()..]))
+        || is_invocation(first, &t[first.len()..])
         || DUMP.is_match(text)
+}
+
+/// `dbench -D $MNT -t 200 40`, `t/io_uring -b512 -d128`: a program's
+/// name, then options and a shell variable or path: any program.
+fn is_invocation(first: &str, rest: &str) -> bool {
+    static OPTION: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"(?:^|\s)--?[A-Za-z][\w-]*").expect("constant regex"));
+    let program = !first.is_empty()
+        && first.starts_with(|c: char| c.is_ascii_lowercase())
+        && first
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"_-./+".contains(&b));
+    program && rest.contains(['$', '/']) && OPTION.is_match(rest)
 }
 
 /// After a command's name: options, assignments, paths or quotes, as

@@ -479,15 +479,19 @@ fn lone_numbers_last(tables: Vec<ClaimTable>) -> Vec<ClaimTable> {
     first
 }
 
-/// Drops repeats of a table (a reply quoting it), keeping the first
-/// position and the shallowest quote depth: the author's own words are
-/// the claim, a quote only repeats it. Hashing keeps this linear.
+/// Drops repeats of a table at another quote depth (a reply quoting
+/// it), keeping the first position and the shallowest depth: the
+/// author's own words are the claim, a quote only repeats it. Hashing
+/// keeps this linear.
 fn dedupe(tables: Vec<(u128, ClaimTable)>) -> Vec<ClaimTable> {
     let mut kept: Vec<ClaimTable> = Vec::with_capacity(tables.len());
     let mut seen: HashMap<u128, usize> = HashMap::new();
     for (key, t) in tables {
         match seen.get(&key) {
             Some(&k) if t.quote_depth < kept[k].quote_depth => kept[k] = t,
+            // Printed again at the same depth (two runs that agree, a
+            // cover letter and its patch) is a claim again.
+            Some(&k) if t.quote_depth == kept[k].quote_depth => kept.push(t),
             Some(_) => {}
             None => {
                 seen.insert(key, kept.len());

@@ -471,7 +471,21 @@ fn one(word: &str, conv: Convention) -> Option<(f64, Option<Unit>, bool)> {
     let value = decimal(body, conv)?;
     let negative = bytes.first() == Some(&b'-');
     let value = if negative { -value } else { value };
-    let rest = &w[i..];
+    let mut rest = &w[i..];
+    // `5.727e+09`, `1.2E-3`: scientific notation, as the robot prints.
+    let mut value = value;
+    if let Some(e) = rest.strip_prefix(['e', 'E']) {
+        let digits = e.trim_start_matches(['+', '-']);
+        let len = digits.bytes().take_while(u8::is_ascii_digit).count();
+        if (1..=3).contains(&len) && e.len() - digits.len() <= 1 {
+            let exp: i32 = e[..e.len() - digits.len() + len].parse().ok()?;
+            value *= 10f64.powi(exp);
+            rest = &digits[len..];
+            if rest.is_empty() {
+                return Some((value, None, false));
+            }
+        }
+    }
     if rest.is_empty() {
         let plain = !body.contains(['.', ',']) || (conv == Convention::Us && !body.contains('.'));
         return Some((value, None, plain && digits_start == 0));

@@ -13,7 +13,7 @@ use std::sync::LazyLock;
 
 static EVENT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"^\s*(<not counted>|<not supported>|[\d.,]*\d)(?:\s+\+-\s+[\d.,]+)?\s+(msec\s+|seconds\s+)?(time elapsed|[A-Za-z][\w\-./:]*)\s*(?:#\s*([\d.,]+)\s*([^(]*?))?\s*(?:\(\s*\+-\s*([\d.,]+)%\s*\))?\s*(?:\(\d+[.,]\d+%\))?\s*$",
+        r"^\s*(<not counted>|<not supported>|[\d.,]*\d)(?:\s+\+-\s+(?P<sd>[\d.,]+))?\s+(msec\s+|seconds\s+)?(time elapsed|[A-Za-z][\w\-./:]*)\s*(?:#\s*([\d.,]+)\s*([^(]*?))?\s*(?:\(\s*\+-\s*([\d.,]+)%\s*\))?\s*(?:\(\d+[.,]\d+%\))?\s*$",
     )
     .expect("constant regex")
 });
@@ -74,7 +74,24 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
         hashes += usize::from(lines[j].text.contains('#') || lines[j].text.contains("+-"));
         let row = event_row(&c, conv, lines[j].no);
         any_derived |= matches!(row.values[1], Value::Number { .. });
+        // `15.0577 +- 0.0728 seconds time elapsed`: the spread of `-r`
+        // runs in the event's unit, a row of its own.
+        let sd = c.name("sd").and_then(|m| number(m.as_str(), conv));
+        let sd_row = sd.map(|v| Row {
+            keys: vec![format!("{} +-", row.keys[0])],
+            unit: row.unit.clone(),
+            values: vec![
+                Value::Number {
+                    value: v,
+                    unit: None,
+                    spread_pct: None,
+                },
+                Value::Missing,
+            ],
+            line: row.line,
+        });
         d.rows.push(row);
+        d.rows.extend(sd_row);
         j += 1;
         end = j;
         // A line wrapped after the event (`utilized`, `cycle (83,27%)`,
@@ -132,12 +149,12 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
 /// perf's arithmetic after `#` (`1,705 GHz`, `0,35 insn per cycle`), in
 /// a column of its own, with the unit it names.
 fn event_row(c: &regex::Captures, conv: Convention, no: usize) -> Row {
-    let unit = match c.get(2).map(|m| m.as_str().trim()) {
+    let unit = match c.get(3).map(|m| m.as_str().trim()) {
         Some("msec") => parse_unit("msec"),
         Some(_) => parse_unit("seconds"),
         None => Some(count_unit("")),
     };
-    let spread = c.get(6).and_then(|s| number(s.as_str(), conv));
+    let spread = c.get(7).and_then(|s| number(s.as_str(), conv));
     let value = match number(&c[1], conv) {
         Some(v) => Value::Number {
             value: v,
@@ -146,10 +163,10 @@ fn event_row(c: &regex::Captures, conv: Convention, no: usize) -> Row {
         },
         None => Value::NotApplicable,
     };
-    let derived = match c.get(4).and_then(|m| number(m.as_str(), conv)) {
+    let derived = match c.get(5).and_then(|m| number(m.as_str(), conv)) {
         Some(v) => Value::Number {
             value: v,
-            unit: c.get(5).and_then(|w| {
+            unit: c.get(6).and_then(|w| {
                 let w = w.as_str().trim();
                 parse_unit(w).or_else(|| parse_unit(w.split_whitespace().next()?))
             }),
@@ -158,7 +175,7 @@ fn event_row(c: &regex::Captures, conv: Convention, no: usize) -> Row {
         None => Value::Missing,
     };
     Row {
-        keys: vec![c[3].to_string()],
+        keys: vec![c[4].to_string()],
         unit,
         values: vec![value, derived],
         line: no,

@@ -219,6 +219,26 @@ pub fn scan(line: &str, conv: Convention) -> Vec<Tok<'_>> {
             out.push(Tok::Word { text: word, at });
             continue;
         }
+        // perf report's call graph: `|--19.43%--_raw_spin_lock`.
+        if let Some((share, callee)) = word
+            .trim_start_matches('|')
+            .strip_prefix("--")
+            .and_then(|r| r.split_once("%--"))
+            && let Some((value, _, _)) = one(share, conv)
+        {
+            out.push(Tok::Num(Num {
+                value,
+                unit: parse_unit("%"),
+                parameter: false,
+                plain_integer: false,
+                knob: false,
+                name: Some(callee.to_string()),
+                at,
+                end: at + word.len(),
+            }));
+            pending_param = false;
+            continue;
+        }
         let (name, value) = match word.split_once('=') {
             Some((n, v)) if !n.is_empty() => (Some(n), v),
             _ => (None, word),

@@ -31,7 +31,7 @@ static BY: LazyLock<Regex> = LazyLock::new(|| {
 });
 static FACTOR: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"\b(\d+(?:\.\d+)?)(?:\s*(?:±|\+-)\s*(\d+(?:\.\d+)?))?\s*(?:x|×|times)\s+(faster|slower|better|worse|higher|lower|more|less|quicker)\b",
+        r"\b(\d+(?:\.\d+)?)(?:\s*(?:±|\+-)\s*(\d+(?:\.\d+)?))?\s*(?:x|×|times)\s+(faster|slower|better|worse|higher|lower|more|less|quicker|improvements?|speed-?ups?|gains?|delta|difference|boost|increase|reduction|regression|perf(?:ormance)?)\b",
     )
     .expect("constant regex")
 });

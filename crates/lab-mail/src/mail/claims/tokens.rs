@@ -182,6 +182,10 @@ pub fn scan(line: &str, conv: Convention) -> Vec<Tok<'_>> {
                 .bytes()
                 .all(|b| b.is_ascii_digit() || b == b'.');
         let word = raw.trim_matches(|c: char| "([{*,;\"'`".contains(c));
+        // `MB/s).`: a sentence ends after a bracket.
+        let word = word
+            .strip_suffix(").")
+            .map_or(word, |w| &word[..w.len() + 1]);
         let word = word.trim_end_matches(|c: char| ")]}*,;:\"'`".contains(c));
         // `6%.`, `30us.`: a sentence's full stop after a unit.
         let word = match word.strip_suffix('.') {

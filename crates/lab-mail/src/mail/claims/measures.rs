@@ -421,6 +421,8 @@ pub(super) fn never_claims(text: &str) -> bool {
             | ^\s*/dev/\S+\s+(?:[\d.]+[KMGTP]?\s+){3}\d+%\s+/   # df
             | ^\s*(?:Data|Metadata|System|GlobalReserve),\s*[\w/]+:\s*total=  # btrfs fi df
             | \bioengine=|Laying\ out\ IO\ file               # fio's job description
+            | \btarget=\d+,\ window=                          # fio's latency target
+            | \b(?:bsize|sectsz|agcount|agsize|isize|sunit|swidth|extsz)=\d  # mkfs.xfs, xfs_info
             | ^\^?[0-9a-f]{8,}\s.*\b\d{4}-\d\d-\d\d\s+\d+\s   # git blame
             | \s\d+:\d+\s+[01]\s+\S+\s+[01]\s+(?:disk|part|rom|loop|lvm|crypt|raid\d*|mpath)\b  # lsblk
             ",

@@ -110,7 +110,9 @@ pub enum Tok<'a> {
 }
 
 /// Words after a number that make it a parameter: `8 jobs`, `4 cores`.
-const PARAMETER_WORDS: [&str; 28] = [
+const PARAMETER_WORDS: [&str; 30] = [
+    "proc",
+    "procs",
     "job",
     "jobs",
     "thread",

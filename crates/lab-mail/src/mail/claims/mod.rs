@@ -39,12 +39,12 @@ use std::collections::{BTreeMap, HashMap};
 /// format-patch` output, `git log` output or plain text, each reported
 /// once, at its shallowest quote depth, even when replies quote it.
 pub fn extract(raw: &[u8]) -> Result<Vec<ClaimTable>> {
-    let mut tables: Vec<(u128, ClaimTable)> = Vec::new();
+    let mut found = Found::default();
     if raw.starts_with(b"From ") {
-        tables = of_mbox(&crate::mail::mbox::messages(raw))?;
+        found = of_mbox(&crate::mail::mbox::messages(raw))?;
     } else if message::looks_like_mail(raw) {
         let m = message::parse(raw).context("reading the mail")?;
-        tables.extend(keyed(of_message(&m, 1)?));
+        found.append(Found::of(of_message(&m, 1)?));
     } else {
         let text = String::from_utf8_lossy(raw);
         match git_log(&text) {
@@ -54,20 +54,56 @@ pub fn extract(raw: &[u8]) -> Result<Vec<ClaimTable>> {
                         message: n + 1,
                         ..origin
                     };
-                    tables.extend(keyed(in_text(&body, &origin)?));
+                    found.append(Found::of(in_text(&body, &origin)?));
                 }
             }
-            None => tables.extend(keyed(in_text(&text, &Origin::default_first())?)),
+            None => found.append(Found::of(in_text(&text, &Origin::default_first())?)),
         }
     }
-    Ok(lone_numbers_last(dedupe(tables)))
+    Ok(found.finish())
 }
 
 /// The claims in a mail body or other text, without mail headers.
 pub fn extract_text(body: &str) -> Vec<ClaimTable> {
-    lone_numbers_last(dedupe(keyed(
-        in_text(body, &Origin::default_first()).unwrap_or_default(),
-    )))
+    Found::of(in_text(body, &Origin::default_first()).unwrap_or_default()).finish()
+}
+
+/// Tables as read, with their fingerprints beside them (not in pairs,
+/// so that dropping the repeats and reordering happen in place: a big
+/// thread's tables are never copied whole).
+#[derive(Default)]
+struct Found {
+    keys: Vec<u128>,
+    tables: Vec<ClaimTable>,
+}
+
+impl Found {
+    fn of(tables: Vec<ClaimTable>) -> Found {
+        Found {
+            keys: tables.iter().map(fingerprint).collect(),
+            tables,
+        }
+    }
+
+    fn append(&mut self, mut other: Found) {
+        self.keys.append(&mut other.keys);
+        self.tables.append(&mut other.tables);
+    }
+
+    /// The parts in order, each moved once into room made for all.
+    fn concat(parts: Vec<Found>) -> Found {
+        let n = parts.iter().map(|p| p.tables.len()).sum();
+        let mut all = Found {
+            keys: Vec::with_capacity(n),
+            tables: Vec::with_capacity(n),
+        };
+        parts.into_iter().for_each(|p| all.append(p));
+        all
+    }
+
+    fn finish(self) -> Vec<ClaimTable> {
+        lone_numbers_last(dedupe(self))
+    }
 }
 
 impl Origin {
@@ -81,15 +117,15 @@ impl Origin {
 
 /// The messages of an mbox, read on every core: each message is read
 /// on its own, so contiguous chunks of them concatenate in order.
-fn of_mbox(messages: &[Vec<u8>]) -> Result<Vec<(u128, ClaimTable)>> {
-    let read = |first: usize, chunk: &[Vec<u8>]| -> Result<Vec<(u128, ClaimTable)>> {
-        let mut out = Vec::new();
+fn of_mbox(messages: &[Vec<u8>]) -> Result<Found> {
+    let read = |first: usize, chunk: &[Vec<u8>]| -> Result<Found> {
+        let mut out = Found::default();
         for (k, data) in chunk.iter().enumerate() {
             let n = first + k + 1;
             crate::interrupt::check()?;
             let m =
                 message::parse(data).with_context(|| format!("reading message {n} of the mbox"))?;
-            out.extend(keyed(of_message(&m, n)?));
+            out.append(Found::of(of_message(&m, n)?));
         }
         Ok(out)
     };
@@ -98,11 +134,10 @@ fn of_mbox(messages: &[Vec<u8>]) -> Result<Vec<(u128, ClaimTable)>> {
     if threads == 1 {
         return read(0, messages);
     }
-    let mut tables = Vec::new();
-    for p in crate::util::par_chunks(messages, threads, read) {
-        tables.extend(p?);
-    }
-    Ok(tables)
+    let parts = crate::util::par_chunks(messages, threads, read)
+        .into_iter()
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Found::concat(parts))
 }
 
 fn of_message(m: &message::Message, n: usize) -> Result<Vec<ClaimTable>> {
@@ -224,14 +259,16 @@ fn in_text(body: &str, origin: &Origin) -> Result<Vec<ClaimTable>> {
     } else {
         1
     };
-    let mut out = Vec::new();
-    if threads == 1 {
-        out = read(0, &blocks)?;
+    let out = if threads == 1 {
+        read(0, &blocks)?
     } else {
-        for part in crate::util::par_chunks(&blocks, threads, read) {
-            out.extend(part?);
-        }
-    }
+        let parts = crate::util::par_chunks(&blocks, threads, read)
+            .into_iter()
+            .collect::<Result<Vec<_>>>()?;
+        let mut out = Vec::with_capacity(parts.iter().map(Vec::len).sum());
+        parts.into_iter().for_each(|mut p| out.append(&mut p));
+        out
+    };
     crate::interrupt::check()?;
     Ok(out)
 }
@@ -470,42 +507,44 @@ fn bound_sentence(after: &[Line], caption: Option<&str>) -> Option<String> {
 /// 10 ms each time`) after all the tables and stated changes: matrices
 /// name claims by their number, and reading more such numbers must not
 /// renumber the tables people bind to.
-fn lone_numbers_last(tables: Vec<ClaimTable>) -> Vec<ClaimTable> {
-    let lone = |t: &ClaimTable| {
+fn lone_numbers_last(mut tables: Vec<ClaimTable>) -> Vec<ClaimTable> {
+    let lone = |t: &mut ClaimTable| {
         t.kind == ClaimKind::Prose && t.columns.len() == 1 && t.columns[0].name == prose::LONE
     };
-    let (mut first, last): (Vec<_>, Vec<_>) = tables.into_iter().partition(|t| !lone(t));
-    first.extend(last);
-    first
+    let last: Vec<ClaimTable> = tables.extract_if(.., lone).collect();
+    tables.extend(last);
+    tables
 }
 
 /// Drops repeats of a table at another quote depth (a reply quoting
 /// it), keeping the first position and the shallowest depth: the
 /// author's own words are the claim, a quote only repeats it. Hashing
-/// keeps this linear.
-fn dedupe(tables: Vec<(u128, ClaimTable)>) -> Vec<ClaimTable> {
-    let mut kept: Vec<ClaimTable> = Vec::with_capacity(tables.len());
-    let mut seen: HashMap<u128, usize> = HashMap::new();
-    for (key, t) in tables {
+/// keeps this linear; the kept tables are moved down in place.
+fn dedupe(found: Found) -> Vec<ClaimTable> {
+    let Found { keys, mut tables } = found;
+    let mut seen: HashMap<u128, usize> = HashMap::with_capacity(keys.len());
+    let mut kept = 0;
+    for (r, key) in keys.into_iter().enumerate() {
+        let depth = tables[r].quote_depth;
         match seen.get(&key) {
-            Some(&k) if t.quote_depth < kept[k].quote_depth => kept[k] = t,
+            // The shallower repeat takes the first one's place.
+            Some(&k) if depth < tables[k].quote_depth => tables.swap(k, r),
             // Printed again at the same depth (two runs that agree, a
             // cover letter and its patch) is a claim again.
-            Some(&k) if t.quote_depth == kept[k].quote_depth => kept.push(t),
+            Some(&k) if depth == tables[k].quote_depth => {
+                tables.swap(kept, r);
+                kept += 1;
+            }
             Some(_) => {}
             None => {
-                seen.insert(key, kept.len());
-                kept.push(t);
+                seen.insert(key, kept);
+                tables.swap(kept, r);
+                kept += 1;
             }
         }
     }
-    kept
-}
-
-/// Tables with their fingerprints, computed where they are read (on
-/// the reader threads for an mbox).
-fn keyed(tables: Vec<ClaimTable>) -> Vec<(u128, ClaimTable)> {
-    tables.into_iter().map(|t| (fingerprint(&t), t)).collect()
+    tables.truncate(kept);
+    tables
 }
 
 /// What makes two tables the same claim: kind, columns and rows, not

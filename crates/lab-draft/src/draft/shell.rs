@@ -153,7 +153,7 @@ pub fn commands(text: &str) -> Vec<Found> {
             // statements quotes only this one, or each statement would
             // copy the whole line (quadratic memory).
             let text = if l.text.len() <= MAX_QUOTE {
-                l.text.clone()
+                l.text.to_string()
             } else {
                 crate::util::prefix(stmt, MAX_QUOTE).to_string()
             };

@@ -84,7 +84,7 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
         if !is_fio(&line.text) {
             break;
         }
-        let text = line.text.as_str();
+        let text = line.text;
         let read_from = d.rows.len();
         if let Some(c) = JOB.captures(text) {
             job = c[1].to_string();

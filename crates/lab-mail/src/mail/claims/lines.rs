@@ -6,19 +6,20 @@
 use regex::Regex;
 use std::sync::LazyLock;
 
-/// One body line with its quote markers taken off.
+/// One body line with its quote markers taken off, borrowed from the
+/// body (a 50 MB message is not copied line by line).
 #[derive(Clone, Debug, PartialEq)]
-pub struct Line {
+pub struct Line<'a> {
     pub depth: usize,
     /// Empty when the line is blank or never a claim.
-    pub text: String,
+    pub text: &'a str,
     /// From 1, in the message body.
     pub no: usize,
     /// The line is part of a diff (and so blank here).
     pub in_diff: bool,
 }
 
-impl Line {
+impl Line<'_> {
     pub fn is_blank(&self) -> bool {
         self.text.trim().is_empty()
     }
@@ -40,7 +41,7 @@ struct DepthState {
 /// The longest line the claims reader reads, in bytes.
 pub const MAX_LINE: usize = 16 * 1024;
 
-pub fn readable(body: &str) -> Vec<Line> {
+pub fn readable(body: &str) -> Vec<Line<'_>> {
     let raw: Vec<(usize, &str)> = body.lines().map(unquote).collect();
     let mut states: Vec<DepthState> = Vec::new();
     let mut out = Vec::with_capacity(raw.len());
@@ -74,11 +75,7 @@ pub fn readable(body: &str) -> Vec<Line> {
         let keep = text.len() <= MAX_LINE && kept == Kept::Text;
         out.push(Line {
             depth,
-            text: if keep {
-                text.to_string()
-            } else {
-                String::new()
-            },
+            text: if keep { text } else { "" },
             no: i + 1,
             in_diff: kept == Kept::Diff,
         });
@@ -293,7 +290,7 @@ mod tests {
     fn texts(body: &str) -> Vec<(usize, String)> {
         readable(body)
             .into_iter()
-            .map(|l| (l.depth, l.text))
+            .map(|l| (l.depth, l.text.to_string()))
             .collect()
     }
 

@@ -55,7 +55,7 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
     // The separators are agreed in the lines around, not the whole block.
     let window = &lines[i..lines.len().min(i + MAX_RUN)];
     let run_len = window.iter().take_while(|l| !l.is_blank()).count();
-    let conv = Convention::of(window[..run_len.min(64)].iter().map(|l| l.text.as_str()));
+    let conv = Convention::of(window[..run_len.min(64)].iter().map(|l| l.text));
     let header: Option<Vec<String>> = cells
         .as_ref()
         .map(|c| c.iter().map(|c| c.text.trim().to_string()).collect());

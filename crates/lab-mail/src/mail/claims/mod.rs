@@ -275,7 +275,7 @@ fn in_text(body: &str, origin: &Origin) -> Result<Vec<ClaimTable>> {
 
 /// Runs of lines at one quote depth; blank lines of any depth belong to
 /// the run around them, so a quoted table may have unquoted blank lines.
-fn blocks(lines: &[Line]) -> Vec<&[Line]> {
+fn blocks<'a, 'b>(lines: &'a [Line<'b>]) -> Vec<&'a [Line<'b>]> {
     let mut out = Vec::new();
     let mut start = 0;
     let mut depth: Option<usize> = None;

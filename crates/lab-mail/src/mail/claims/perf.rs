@@ -62,7 +62,7 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
     let mut hashes = 0;
     let mut any_derived = false;
     let window = &lines[i..lines.len().min(i + 64)];
-    let conv = Convention::of(window.iter().map(|l| l.text.as_str()));
+    let conv = Convention::of(window.iter().map(|l| l.text));
     while j < lines.len() {
         if lines[j].is_blank() {
             j += 1;

@@ -44,7 +44,7 @@ pub fn claims(block: &[Line], free: &[bool]) -> Vec<Draft> {
     let mut out = Vec::new();
     // The block agrees on its separators (`5,452%` where perf printed
     // `1.834.487,82`).
-    let conv = super::tokens::Convention::of(block.iter().map(|l| l.text.as_str()));
+    let conv = super::tokens::Convention::of(block.iter().map(|l| l.text));
     let mut i = 0;
     while i < block.len() {
         if !free[i] || block[i].is_blank() {

@@ -529,3 +529,16 @@ fn shell_traces_settings_and_record_dumps_are_never_claims() {
         control_only(noise);
     }
 }
+#[test]
+fn tmp_sizes() {
+    use crate::mail::model::*;
+    eprintln!(
+        "SIZES table {} row {} value {} unit {} origin {} column {}",
+        std::mem::size_of::<ClaimTable>(),
+        std::mem::size_of::<Row>(),
+        std::mem::size_of::<Value>(),
+        std::mem::size_of::<Unit>(),
+        std::mem::size_of::<Origin>(),
+        std::mem::size_of::<Column>()
+    );
+}

@@ -918,7 +918,7 @@ fn value_unit<'a>(t: &'a ClaimTable, r: &'a crate::mail::Row) -> Option<&'a crat
 /// The unit symbols of a row, as words a metric is read from.
 fn unit_words(t: &ClaimTable, r: &crate::mail::Row) -> String {
     value_unit(t, r)
-        .map(|u| u.symbol.clone())
+        .map(|u| u.symbol.to_string())
         .unwrap_or_default()
 }
 

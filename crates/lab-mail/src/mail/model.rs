@@ -51,8 +51,9 @@ pub enum UnitKind {
 pub struct Unit {
     /// As the mail wrote it: `usec`, `MiB/s`, `k IOPS`.
     pub written: String,
-    /// The canonical symbol: `us`, `MiB/s`, `IOPS`.
-    pub symbol: String,
+    /// The canonical symbol: `us`, `MiB/s`, `IOPS`; one of a fixed set,
+    /// so not copied into every value that carries it.
+    pub symbol: std::borrow::Cow<'static, str>,
     pub kind: UnitKind,
     /// A value in this unit times `scale` is in the kind's base unit.
     pub scale: f64,
@@ -79,7 +80,8 @@ pub struct Origin {
 /// One table of numbers from a mail.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ClaimTable {
-    pub origin: Origin,
+    /// Shared by every table of a message: a big message has many.
+    pub origin: std::sync::Arc<Origin>,
     pub kind: ClaimKind,
     /// 0 for the mail's own text, 1 for `> ` quoted text, and so on.
     pub quote_depth: usize,

@@ -290,7 +290,7 @@ pub fn metric_unit(metric: &str, commands: &[CommandMetricDef]) -> Option<Unit> 
 fn unit(written: &str, symbol: &str, kind: UnitKind, scale: f64) -> Unit {
     Unit {
         written: written.to_string(),
-        symbol: symbol.to_string(),
+        symbol: symbol.to_string().into(),
         kind,
         scale,
     }
@@ -549,7 +549,7 @@ pub fn reference_rows(def: &ClaimDef, table: &ClaimTable) -> Vec<String> {
                 .enumerate()
                 .filter_map(|(ci, v)| match v {
                     Value::Number { value, .. } => {
-                        let unit = table.unit_of(r, ci).map_or("", |u| u.symbol.as_str());
+                        let unit = table.unit_of(r, ci).map_or("", |u| &*u.symbol);
                         Some(format!("{value} {unit}").trim_end().to_string())
                     }
                     _ => None,
@@ -767,8 +767,8 @@ fn units(
     let declared = def.unit.as_ref().and_then(|u| parse_unit(&u.value));
     let claimed = table.unit_of(row, column).cloned().or(declared);
     match claimed {
-        None => Ok((mu.symbol.clone(), 1.0)),
-        Some(cu) if cu.kind == mu.kind => Ok((cu.symbol.clone(), mu.scale / cu.scale)),
+        None => Ok((mu.symbol.to_string(), 1.0)),
+        Some(cu) if cu.kind == mu.kind => Ok((cu.symbol.to_string(), mu.scale / cu.scale)),
         Some(cu) => Err(format!(
             "its unit {} ({}) cannot measure {metric}, which is in {} ({})",
             cu.symbol,

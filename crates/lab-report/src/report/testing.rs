@@ -300,8 +300,9 @@ pub fn dm_delay(
     let has_after = variants.iter().any(|(n, _)| *n == "after");
     let mut tables = crate::mail::claims::extract_text(MAIL_TABLE);
     for t in &mut tables {
-        t.origin.subject = Some(SUBJECT.into());
-        t.origin.message_id = Some("<20261031161158.94403-1-snitzer@kernel.org>".into());
+        std::sync::Arc::make_mut(&mut t.origin).subject = Some(SUBJECT.into());
+        std::sync::Arc::make_mut(&mut t.origin).message_id =
+            Some("<20261031161158.94403-1-snitzer@kernel.org>".into());
     }
     let claims = if has_after {
         vec![dm_delay_claim("arm64")?]

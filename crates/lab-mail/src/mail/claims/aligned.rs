@@ -77,7 +77,7 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
         // A group line over a repeat of the header, then rows.
         if group
             && let Some(k) = next_nonblank(lines, j + 1, 1)
-            && same_names(&split(&lines[k].text), &headers.names)
+            && same_names(&split(lines[k].text), &headers.names)
             && starts_rows(lines, k + 1, width)
         {
             body.push(BodyLine::Group {
@@ -101,7 +101,7 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
         body.insert(
             0,
             BodyLine::Group {
-                text: group_name(&lines[k].text),
+                text: group_name(lines[k].text),
             },
         );
     }
@@ -123,15 +123,15 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
 /// one of more column names. Returns the headers and the next line.
 fn headers_at(lines: &[Line], h: usize) -> Option<(Headers, usize)> {
     // A rule under a header is never a header itself.
-    if is_rule(&lines.get(h)?.text) {
+    if is_rule(lines.get(h)?.text) {
         return None;
     }
-    let first = split(&lines.get(h)?.text);
+    let first = split(lines.get(h)?.text);
     // Most lines are no header; the sentence test is the dearer one.
     if !is_header(&first)
-        || super::measures::is_prose_line(&lines[h].text)
-        || super::measures::never_claims(&lines[h].text)
-        || super::perf::is_event(&lines[h].text)
+        || super::measures::is_prose_line(lines[h].text)
+        || super::measures::never_claims(lines[h].text)
+        || super::perf::is_event(lines[h].text)
     {
         return None;
     }
@@ -140,8 +140,8 @@ fn headers_at(lines: &[Line], h: usize) -> Option<(Headers, usize)> {
     if let Some(second) = lines
         .get(h + 1)
         .filter(|l| l.text.trim().contains("  ") || l.text.trim().contains('\t'))
-        .filter(|l| !super::perf::is_event(&l.text))
-        .map(|l| split(&l.text))
+        .filter(|l| !super::perf::is_event(l.text))
+        .map(|l| split(l.text))
         .filter(|s| is_header(s) && s.len() >= 2 && s.len() > first.len())
         // `QD1  101K  120K` under `base  patched` is a row: a label and
         // its numbers, not column names under spanning ones.
@@ -180,7 +180,7 @@ fn row_cells(cells: Vec<Cell>, width: usize) -> Option<Vec<Cell>> {
 /// Whether a data row starts at `j` (after at most one blank line).
 fn starts_rows(lines: &[Line], j: usize, width: usize) -> bool {
     next_nonblank(lines, j, 1)
-        .and_then(|k| row_cells(split(&lines[k].text), width))
+        .and_then(|k| row_cells(split(lines[k].text), width))
         .is_some()
 }
 

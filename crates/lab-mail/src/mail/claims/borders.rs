@@ -8,7 +8,7 @@ use super::grid::{self, BodyLine, Cell, Headers, is_header_cell, is_rule, values
 use super::lines::Line;
 
 pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
-    if pipe_cells(&lines[i].text).is_none() && !is_border(&lines[i].text) {
+    if pipe_cells(lines[i].text).is_none() && !is_border(lines[i].text) {
         return None;
     }
     let mut headers: Vec<Vec<Cell>> = Vec::new();
@@ -48,7 +48,7 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
         end = j;
     }
     // A closing border belongs to the table.
-    while end < lines.len() && is_border(&lines[end].text) {
+    while end < lines.len() && is_border(lines[end].text) {
         end += 1;
     }
     let rows = body

@@ -81,7 +81,7 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
             j += 1;
             continue;
         }
-        if !is_fio(&line.text) {
+        if !is_fio(line.text) {
             break;
         }
         let text = line.text;

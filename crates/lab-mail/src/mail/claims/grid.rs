@@ -554,7 +554,7 @@ pub fn caption_unit(caption: &str) -> Option<Unit> {
         .find_iter(caption)
         .filter_map(|m| {
             let unit = parse_unit(m.as_str())?;
-            let weak = matches!(unit.symbol.as_str(), "s" | "us" | "%" | "ops/s" | "count");
+            let weak = matches!(&*unit.symbol, "s" | "us" | "%" | "ops/s" | "count");
             (!weak || unit_context(&caption[..m.start()])).then_some(unit)
         })
         .last()

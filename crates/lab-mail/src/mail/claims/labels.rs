@@ -17,7 +17,7 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
         return None;
     }
     // Most lines are no label: say so before building anything.
-    label_value(&lines[i].text)?;
+    label_value(lines[i].text)?;
     let mut d = Draft {
         kind: Some(ClaimKind::LabelValues),
         key_columns: vec!["label".into()],
@@ -30,7 +30,7 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
     };
     let mut j = i;
     let mut arrows = false;
-    while let Some(lv) = lines.get(j).and_then(|l| label_value(&l.text)) {
+    while let Some(lv) = lines.get(j).and_then(|l| label_value(l.text)) {
         if is_parameter(&lv.label) {
             d.conditions.insert(lv.label, lv.raw);
         } else {

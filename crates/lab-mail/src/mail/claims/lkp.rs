@@ -41,16 +41,16 @@ fn is_dashes(text: &str) -> bool {
 }
 
 pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
-    let h = (i..(i + 3).min(lines.len())).find(|&k| is_stddev(&lines[k].text))?;
+    let h = (i..(i + 3).min(lines.len())).find(|&k| is_stddev(lines[k].text))?;
     if !lines[i..h]
         .iter()
-        .all(|l| HASHES.is_match(&l.text) || is_dashes(&l.text))
+        .all(|l| HASHES.is_match(l.text) || is_dashes(l.text))
     {
         return None;
     }
     let (base, head) = lines[i..h]
         .iter()
-        .find_map(|l| HASHES.captures(&l.text))
+        .find_map(|l| HASHES.captures(l.text))
         .map_or(("base".into(), "head".into()), |c| {
             (c[1].to_string(), c[2].to_string())
         });
@@ -88,7 +88,7 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
             j += 1;
             continue;
         }
-        let Some(c) = ROW.captures(&lines[j].text) else {
+        let Some(c) = ROW.captures(lines[j].text) else {
             break;
         };
         let metric = c[6].to_string();

@@ -39,7 +39,7 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
         return None;
     }
     // The rest of a sentence's paragraph is prose's to read.
-    if i > 0 && !lines[i - 1].is_blank() && !is_gapped(text) && is_prose_line(&lines[i - 1].text) {
+    if i > 0 && !lines[i - 1].is_blank() && !is_gapped(text) && is_prose_line(lines[i - 1].text) {
         return None;
     }
     // ... and so is a line without columns that a sentence goes on from,
@@ -48,7 +48,7 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
         && !text.trim_end().ends_with(['.', ':', ';'])
         && lines
             .get(i + 1)
-            .is_some_and(|n| !n.is_blank() && !is_gapped(&n.text) && is_prose_line(&n.text))
+            .is_some_and(|n| !n.is_blank() && !is_gapped(n.text) && is_prose_line(n.text))
     {
         return None;
     }
@@ -70,10 +70,10 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
         {
             break;
         }
-        match measured(&lines[j].text, conv) {
+        match measured(lines[j].text, conv) {
             Some(mut m) => {
                 if let Some(h) = &cells {
-                    drop_identifiers(&mut m, &lines[j].text, h);
+                    drop_identifiers(&mut m, lines[j].text, h);
                 }
                 if !m.values.is_empty() {
                     rows.push((lines[j].no, m));

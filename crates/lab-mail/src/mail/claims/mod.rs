@@ -237,6 +237,7 @@ const LAYOUTS: [Layout; 9] = [
 
 /// Every claim in `body`, in order.
 fn in_text(body: &str, origin: &Origin) -> Result<Vec<ClaimTable>> {
+    let origin = &std::sync::Arc::new(origin.clone());
     let lines = lines::readable(body);
     let blocks = blocks(&lines);
     // Blocks are read on their own (the one before only lends a
@@ -301,7 +302,7 @@ fn blocks<'a, 'b>(lines: &'a [Line<'b>]) -> Vec<&'a [Line<'b>]> {
 
 /// The claims in one block; `before` is the block above it, at another
 /// quote depth, which may introduce its first table.
-fn in_block(block: &[Line], before: &[Line], origin: &Origin) -> Vec<ClaimTable> {
+fn in_block(block: &[Line], before: &[Line], origin: &std::sync::Arc<Origin>) -> Vec<ClaimTable> {
     let depth = block.iter().find(|l| !l.is_blank()).map_or(0, |l| l.depth);
     let mut found: Vec<Draft> = Vec::new();
     let mut i = 0;
@@ -376,7 +377,7 @@ fn in_block(block: &[Line], before: &[Line], origin: &Origin) -> Vec<ClaimTable>
             consumed_until = d.end;
         }
         out.push(ClaimTable {
-            origin: origin.clone(),
+            origin: std::sync::Arc::clone(origin),
             kind: d.kind.unwrap_or(ClaimKind::Table),
             quote_depth: depth,
             line: block.get(d.start).map_or(0, |l| l.no),
@@ -427,7 +428,7 @@ fn caption_above(block: &[Line], from: usize, start: usize) -> Option<String> {
         let t = t.trim_start();
         (t.starts_with("$ ") || t.starts_with("# ")) && t.len() > 2
     };
-    if cmd > begin && prompted(&block[cmd].text) {
+    if cmd > begin && prompted(block[cmd].text) {
         return Some(lines[cmd - begin..].join(" "));
     }
     let whole_paragraph = begin == from || block[begin - 1].is_blank();
@@ -563,7 +564,7 @@ fn fingerprint(t: &ClaimTable) -> u128 {
         put(&mut h, c.name.as_bytes());
         put(
             &mut h,
-            c.unit.as_ref().map_or("", |u| u.symbol.as_str()).as_bytes(),
+            c.unit.as_ref().map_or("", |u| &*u.symbol).as_bytes(),
         );
     }
     let mut rows = Vec::with_capacity(t.rows.len() * 16);

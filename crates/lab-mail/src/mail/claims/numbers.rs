@@ -39,7 +39,7 @@ pub fn parse_unit(word: &str) -> Option<Unit> {
     };
     Some(Unit {
         written: w.to_string(),
-        symbol: symbol.to_string(),
+        symbol: symbol.into(),
         kind,
         scale,
     })
@@ -65,7 +65,7 @@ fn throughput(squeezed: &str, written: &str) -> Option<Unit> {
     let base: f64 = if binary { 1024.0 } else { 1000.0 };
     Some(Unit {
         written: written.to_string(),
-        symbol: format!("{prefix}B/s"),
+        symbol: known_symbol(format!("{prefix}B/s")),
         kind: UnitKind::Throughput,
         scale: base.powi(power),
     })
@@ -286,7 +286,7 @@ mod tests {
                 unit,
                 spread_pct,
                 ..
-            } => (value, unit.map(|u| u.symbol), spread_pct),
+            } => (value, unit.map(|u| u.symbol.into_owned()), spread_pct),
             other => panic!("{s}: {other:?}"),
         }
     }
@@ -357,5 +357,16 @@ mod tests {
         assert_eq!(u("bogus"), None);
         assert_eq!(u("B"), None);
         assert_eq!(parse_unit("usec").unwrap().written, "usec");
+    }
+}
+
+/// A symbol built from parts, borrowed when it is a known one.
+fn known_symbol(s: String) -> std::borrow::Cow<'static, str> {
+    const KNOWN: [&str; 11] = [
+        "B/s", "kB/s", "KB/s", "MB/s", "GB/s", "TB/s", "KiB/s", "MiB/s", "GiB/s", "TiB/s", "KB/s",
+    ];
+    match KNOWN.iter().find(|k| **k == s) {
+        Some(k) => std::borrow::Cow::Borrowed(k),
+        None => std::borrow::Cow::Owned(s),
     }
 }

@@ -31,14 +31,14 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
     // An event line starts with a count or `<not ...>`.
     let first = lines[i].text.trim_start();
     if !first.starts_with(|c: char| c.is_ascii_digit() || c == '<')
-        || !EVENT.is_match(&lines[i].text)
+        || !EVENT.is_match(lines[i].text)
     {
         return None;
     }
     let header = (i > 0)
         .then(|| previous_nonblank(lines, i))
         .flatten()
-        .and_then(|h| HEADER.captures(&lines[h].text));
+        .and_then(|h| HEADER.captures(lines[h].text));
     let mut d = Draft {
         kind: Some(ClaimKind::PerfStat),
         key_columns: vec!["event".into()],
@@ -68,7 +68,7 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
             j += 1;
             continue;
         }
-        let Some(c) = EVENT.captures(&lines[j].text) else {
+        let Some(c) = EVENT.captures(lines[j].text) else {
             break;
         };
         hashes += usize::from(lines[j].text.contains('#') || lines[j].text.contains("+-"));
@@ -98,14 +98,14 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
         // `( +-  0.15% )  (85.93%)`) belongs to it, with its spread; a
         // wrapped `#  0.32  stalled` is one more derived figure.
         while let Some(l) = lines.get(j) {
-            if let Some(t) = wrapped_tail(&l.text) {
+            if let Some(t) = wrapped_tail(l.text) {
                 if let (Some(spread), Some(row)) =
                     (t.and_then(|s| number(s, conv)), d.rows.last_mut())
                     && let Some(Value::Number { spread_pct, .. }) = row.values.first_mut()
                 {
                     *spread_pct = Some(spread);
                 }
-            } else if let Some(c) = WRAPPED_DERIVED.captures(&l.text)
+            } else if let Some(c) = WRAPPED_DERIVED.captures(l.text)
                 && let Some(v) = number(&c[1], conv)
             {
                 let event = d.rows.last().map_or(String::new(), |r| r.keys[0].clone());

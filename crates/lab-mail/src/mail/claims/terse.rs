@@ -24,7 +24,7 @@ use super::numbers::{count_unit, parse_unit};
 use crate::mail::model::{ClaimKind, Column, Row, Unit, Value};
 
 pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
-    let version = version_of(&lines[i].text)?;
+    let version = version_of(lines[i].text)?;
     let mut d = Draft {
         kind: Some(ClaimKind::Fio),
         key_columns: vec!["job".into(), "metric".into()],
@@ -36,8 +36,8 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
         ..Draft::default()
     };
     let mut j = i;
-    while j < lines.len() && version_of(&lines[j].text) == Some(version) {
-        read_line(&mut d, &lines[j].text, version, lines[j].no);
+    while j < lines.len() && version_of(lines[j].text) == Some(version) {
+        read_line(&mut d, lines[j].text, version, lines[j].no);
         j += 1;
     }
     d.end = j;

@@ -68,7 +68,7 @@ fn dm_delay_mail_has_one_aligned_table() {
     assert!(t.columns.iter().all(|c| c.unit.is_none()));
     let unit = t.unit.as_ref().unwrap();
     assert_eq!(
-        (unit.symbol.as_str(), unit.kind, unit.scale),
+        (&*unit.symbol, unit.kind, unit.scale),
         ("ms", UnitKind::Time, 1e6)
     );
     let rows: Vec<(Vec<String>, Vec<Value>)> = t
@@ -219,7 +219,7 @@ fn control_only(noise: &str) {
     let t = &tables[0];
     assert_eq!(t.caption.as_deref(), Some("Latency in ms:"), "{noise}");
     assert_eq!(t.key_columns, ["run"]);
-    assert_eq!(t.unit.as_ref().map(|u| u.symbol.as_str()), Some("ms"));
+    assert_eq!(t.unit.as_ref().map(|u| &*u.symbol), Some("ms"));
     let rows: Vec<(String, Vec<Value>)> = t
         .rows
         .iter()
@@ -528,17 +528,4 @@ fn shell_traces_settings_and_record_dumps_are_never_claims() {
     ] {
         control_only(noise);
     }
-}
-#[test]
-fn tmp_sizes() {
-    use crate::mail::model::*;
-    eprintln!(
-        "SIZES table {} row {} value {} unit {} origin {} column {}",
-        std::mem::size_of::<ClaimTable>(),
-        std::mem::size_of::<Row>(),
-        std::mem::size_of::<Value>(),
-        std::mem::size_of::<Unit>(),
-        std::mem::size_of::<Origin>(),
-        std::mem::size_of::<Column>()
-    );
 }

@@ -608,7 +608,7 @@ pub fn size_unit(word: &str) -> Option<Unit> {
     let base: f64 = if binary { 1024.0 } else { 1000.0 };
     Some(Unit {
         written: w.to_string(),
-        symbol: w.to_string(),
+        symbol: w.to_string().into(),
         kind: UnitKind::Size,
         scale: base.powi(power),
     })

@@ -50,7 +50,7 @@ fn num(v: f64) -> Value {
 
 fn table(keys: &[&str], cols: &[(&str, Option<&str>)], rows: &[(&[&str], &[Value])]) -> ClaimTable {
     ClaimTable {
-        origin: Origin::default(),
+        origin: Origin::default().into(),
         kind: ClaimKind::Table,
         quote_depth: 0,
         line: 1,

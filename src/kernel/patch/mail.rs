@@ -72,6 +72,9 @@ pub(super) fn parse_mbox(data: &[u8]) -> Result<Vec<Mail>> {
 #[cfg(test)]
 pub(super) fn split_mbox(data: &[u8]) -> Vec<Vec<u8>> {
     crate::mail::mbox::messages(data)
+        .into_iter()
+        .map(|m| m.into_owned())
+        .collect()
 }
 
 #[cfg(test)]

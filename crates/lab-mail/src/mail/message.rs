@@ -153,17 +153,24 @@ fn leaves(mail: &ParsedMail, out: &mut Vec<Part>) {
         // Without a declared charset, mail bodies today are UTF-8 far
         // more often than the us-ascii the RFC presumes (`±`, `µs`).
         let declared = mail.ctype.params.contains_key("charset");
+        // Valid UTF-8 and LF line ends, the usual case, are taken as
+        // they are: a 50 MB body is not copied twice more.
         let body = match declared {
             true => mail.get_body().ok(),
-            false => mail
-                .get_body_raw()
-                .ok()
-                .map(|b| String::from_utf8_lossy(&b).into_owned()),
+            false => mail.get_body_raw().ok().map(|b| {
+                String::from_utf8(b)
+                    .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+            }),
         };
         if let Some(body) = body {
+            let text = if body.contains('\r') {
+                body.replace("\r\n", "\n")
+            } else {
+                body
+            };
             out.push(Part {
                 mimetype: mail.ctype.mimetype.to_ascii_lowercase(),
-                text: body.replace("\r\n", "\n"),
+                text,
             });
         }
         return;

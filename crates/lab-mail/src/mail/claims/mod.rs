@@ -117,8 +117,8 @@ impl Origin {
 
 /// The messages of an mbox, read on every core: each message is read
 /// on its own, so contiguous chunks of them concatenate in order.
-fn of_mbox(messages: &[Vec<u8>]) -> Result<Found> {
-    let read = |first: usize, chunk: &[Vec<u8>]| -> Result<Found> {
+fn of_mbox(messages: &[std::borrow::Cow<[u8]>]) -> Result<Found> {
+    let read = |first: usize, chunk: &[std::borrow::Cow<[u8]>]| -> Result<Found> {
         let mut out = Found::default();
         for (k, data) in chunk.iter().enumerate() {
             let n = first + k + 1;

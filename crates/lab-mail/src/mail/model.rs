@@ -125,6 +125,22 @@ pub struct Row {
     pub line: usize,
 }
 
+impl Row {
+    /// A row of one number, its unit both the row's and the value's.
+    pub fn number(keys: Vec<String>, value: f64, unit: Option<Unit>, line: usize) -> Row {
+        Row {
+            keys,
+            unit: unit.clone(),
+            values: vec![Value::Number {
+                value,
+                unit,
+                spread_pct: None,
+            }],
+            line,
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Value {

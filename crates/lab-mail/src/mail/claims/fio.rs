@@ -6,7 +6,7 @@
 use super::Draft;
 use super::lines::Line;
 use super::numbers::{Cell, count_unit, parse_cell, parse_unit};
-use crate::mail::model::{ClaimKind, Column, Row, Unit, Value};
+use crate::mail::model::{ClaimKind, Row, Unit, Value};
 use regex::Regex;
 use std::sync::LazyLock;
 
@@ -60,16 +60,7 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
     if !(JOB.is_match(t) || IO.is_match(t) || OTHER.is_match(t) && t.contains("(g=")) {
         return None;
     }
-    let mut d = Draft {
-        kind: Some(ClaimKind::Fio),
-        key_columns: vec!["job".into(), "direction".into(), "metric".into()],
-        columns: vec![Column {
-            name: "value".into(),
-            unit: None,
-        }],
-        start: i,
-        ..Draft::default()
-    };
+    let mut d = Draft::one_value(ClaimKind::Fio, &["job", "direction", "metric"], i);
     let mut job = String::new();
     let mut dir = String::new();
     let mut pct: Option<(String, Option<Unit>)> = None;
@@ -190,16 +181,8 @@ fn rest_of_line(d: &mut Draft, read_from: usize, job: &str, dir: &str, text: &st
             (None, Some(crate::mail::UnitKind::Time)) => format!("{label} runtime"),
             (None, _) => label.clone(),
         };
-        d.rows.push(Row {
-            keys: k3(job, dir, &metric),
-            unit: n.unit.clone(),
-            values: vec![Value::Number {
-                value: n.value,
-                unit: n.unit,
-                spread_pct: None,
-            }],
-            line: no,
-        });
+        d.rows
+            .push(Row::number(k3(job, dir, &metric), n.value, n.unit, no));
     }
 }
 

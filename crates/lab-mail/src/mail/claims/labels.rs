@@ -8,7 +8,7 @@ use super::Draft;
 use super::grid::label_unit;
 use super::lines::Line;
 use super::numbers::{Cell, parse_cell};
-use crate::mail::model::{ClaimKind, Column, Row, Value};
+use crate::mail::model::{ClaimKind, Column, Row};
 use regex::Regex;
 use std::sync::LazyLock;
 
@@ -18,16 +18,7 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
     }
     // Most lines are no label: say so before building anything.
     label_value(lines[i].text)?;
-    let mut d = Draft {
-        kind: Some(ClaimKind::LabelValues),
-        key_columns: vec!["label".into()],
-        columns: vec![Column {
-            name: "value".into(),
-            unit: None,
-        }],
-        start: i,
-        ..Draft::default()
-    };
+    let mut d = Draft::one_value(ClaimKind::LabelValues, &["label"], i);
     let mut j = i;
     let mut arrows = false;
     while let Some(lv) = lines.get(j).and_then(|l| label_value(l.text)) {
@@ -114,19 +105,9 @@ fn more_values(label: &str, raw: &str, no: usize) -> Vec<Row> {
                 if !std::mem::replace(&mut first, false) {
                     let name = n.name.clone().unwrap_or_else(|| words.join(" "));
                     let name = name.trim_matches(|c: char| !c.is_alphanumeric());
-                    out.push(Row {
-                        keys: vec![format!(
-                            "{label} / {}",
-                            if name.is_empty() { "more" } else { name }
-                        )],
-                        unit: n.unit.clone(),
-                        values: vec![Value::Number {
-                            value: n.value,
-                            unit: n.unit.clone(),
-                            spread_pct: None,
-                        }],
-                        line: no,
-                    });
+                    let name = if name.is_empty() { "more" } else { name };
+                    let keys = vec![format!("{label} / {name}")];
+                    out.push(Row::number(keys, n.value, n.unit.clone(), no));
                 }
                 words.clear();
             }

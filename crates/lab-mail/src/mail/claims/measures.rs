@@ -347,7 +347,7 @@ fn is_axis(toks: &[Tok], first: usize) -> bool {
         && nums[nums.len() - 1].value >= 2.0 * nums[0].value;
     // A parameter's values are set, so round: `runtime 94.285s
     // 107.074s` was measured.
-    let round = nums.iter().all(|n| (n.value * 10.0).fract().abs() < 1e-9);
+    let round = nums.iter().all(|n| super::tokens::is_round(n.value));
     label_is_parameter && round || growing
 }
 

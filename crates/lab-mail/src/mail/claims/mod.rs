@@ -217,6 +217,23 @@ pub(crate) struct Draft {
     pub end: usize,
 }
 
+impl Draft {
+    /// A table of one `value` column, its rows keyed by `keys`, from
+    /// line `start`: what tool output with a name per number becomes.
+    fn one_value(kind: ClaimKind, keys: &[&str], start: usize) -> Draft {
+        Draft {
+            kind: Some(kind),
+            key_columns: keys.iter().map(|k| k.to_string()).collect(),
+            columns: vec![Column {
+                name: "value".into(),
+                unit: None,
+            }],
+            start,
+            ..Draft::default()
+        }
+    }
+}
+
 /// A layout: given a block's lines and a position, the table that
 /// starts there, if any.
 type Layout = fn(&[Line], usize) -> Option<Draft>;

@@ -39,16 +39,7 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
         .then(|| previous_nonblank(lines, i))
         .flatten()
         .and_then(|h| HEADER.captures(lines[h].text));
-    let mut d = Draft {
-        kind: Some(ClaimKind::PerfStat),
-        key_columns: vec!["event".into()],
-        columns: vec![Column {
-            name: "value".into(),
-            unit: None,
-        }],
-        start: i,
-        ..Draft::default()
-    };
+    let mut d = Draft::one_value(ClaimKind::PerfStat, &["event"], i);
     if let Some(h) = &header {
         d.caption = Some(caption(lines, i, h[0].trim()));
         d.conditions

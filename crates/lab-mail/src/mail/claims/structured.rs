@@ -11,7 +11,7 @@
 use super::Draft;
 use super::lines::Line;
 use super::numbers::parse_unit;
-use crate::mail::model::{ClaimKind, Column, Row, Value};
+use crate::mail::model::{ClaimKind, Row};
 
 /// The most lines one document is read for: a pasted JSON report is
 /// thousands of lines, not millions.
@@ -51,16 +51,7 @@ fn json(lines: &[Line], i: usize) -> Option<Draft> {
     if !(next.starts_with('"') || next.starts_with('{')) {
         return None;
     }
-    let mut d = Draft {
-        kind: Some(ClaimKind::Table),
-        key_columns: vec!["key".into()],
-        columns: vec![Column {
-            name: "value".into(),
-            unit: None,
-        }],
-        start: i,
-        ..Draft::default()
-    };
+    let mut d = Draft::one_value(ClaimKind::Table, &["key"], i);
     let mut path: Vec<String> = Vec::new();
     let mut depth = 0usize;
     let mut j = i;
@@ -126,16 +117,8 @@ fn push(d: &mut Draft, path: &[String], key: &str, v: f64, no: usize) {
         .filter(|p| !p.is_empty())
         .chain(std::iter::once(key))
         .collect();
-    d.rows.push(Row {
-        keys: vec![name.join(" / ")],
-        unit: unit.clone(),
-        values: vec![Value::Number {
-            value: v,
-            unit,
-            spread_pct: None,
-        }],
-        line: no,
-    });
+    d.rows
+        .push(Row::number(vec![name.join(" / ")], v, unit, no));
 }
 
 fn time_unit(u: &str) -> Option<crate::mail::model::Unit> {
@@ -159,10 +142,9 @@ fn job_file(lines: &[Line], i: usize) -> Option<Draft> {
     while j < lines.len() {
         let t = lines[j].text.trim();
         let t = t.split('\'').next().unwrap_or(t);
-        if is_section(t) || is_flag(t) {
-        } else if is_setting(t) {
+        if is_setting(t) {
             settings += 1;
-        } else if !t.is_empty() {
+        } else if !(t.is_empty() || is_section(t) || is_flag(t)) {
             break;
         }
         // A job file on stdin ends at its closing quote.

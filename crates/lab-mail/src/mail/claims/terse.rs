@@ -21,20 +21,11 @@
 use super::Draft;
 use super::lines::Line;
 use super::numbers::{count_unit, parse_unit};
-use crate::mail::model::{ClaimKind, Column, Row, Unit, Value};
+use crate::mail::model::{ClaimKind, Row, Unit};
 
 pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
     let version = version_of(lines[i].text)?;
-    let mut d = Draft {
-        kind: Some(ClaimKind::Fio),
-        key_columns: vec!["job".into(), "metric".into()],
-        columns: vec![Column {
-            name: "value".into(),
-            unit: None,
-        }],
-        start: i,
-        ..Draft::default()
-    };
+    let mut d = Draft::one_value(ClaimKind::Fio, &["job", "metric"], i);
     let mut j = i;
     while j < lines.len() && version_of(lines[j].text) == Some(version) {
         read_line(&mut d, lines[j].text, version, lines[j].no);
@@ -206,14 +197,6 @@ fn number(f: &str) -> Option<f64> {
 }
 
 fn push(d: &mut Draft, job: &str, metric: String, v: f64, unit: Option<Unit>, no: usize) {
-    d.rows.push(Row {
-        keys: vec![job.to_string(), metric],
-        unit: unit.clone(),
-        values: vec![Value::Number {
-            value: v,
-            unit,
-            spread_pct: None,
-        }],
-        line: no,
-    });
+    d.rows
+        .push(Row::number(vec![job.to_string(), metric], v, unit, no));
 }

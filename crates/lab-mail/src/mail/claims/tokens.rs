@@ -285,7 +285,7 @@ pub fn scan(line: &str, conv: Convention) -> Vec<Tok<'_>> {
         for (value, unit, note, plain) in nums {
             // People set round numbers: `runtime  94.285s` under a
             // parameter's name was measured, not chosen.
-            let measured = (value * 10.0).fract().abs() > 1e-9;
+            let measured = !is_round(value);
             out.push(Tok::Num(Num {
                 value,
                 unit,
@@ -300,6 +300,12 @@ pub fn scan(line: &str, conv: Convention) -> Vec<Tok<'_>> {
         pending_param = false;
     }
     out
+}
+
+/// Whether a value is one a person would set: at most one decimal
+/// (`300`, `2.5`), not `94.285`.
+pub fn is_round(value: f64) -> bool {
+    (value * 10.0).fract().abs() < 1e-9
 }
 
 /// `4k`, `128K`, `1M`: a power of two times 1000 or 1000000, written

@@ -11,7 +11,7 @@
 //! effects and re-exports the others under their old paths, so
 //! `lab::matrix::Matrix` is what it was.
 
-pub use lab_base::{error, interrupt, util};
+pub use lab_base::{error, interrupt, units, util};
 pub use lab_draft::draft;
 pub use lab_mail::mail;
 pub use lab_matrix::matrix;

@@ -327,12 +327,15 @@ fn a_claim_without_a_source_reads_the_one_mail_given() {
     let (_, _, problems) = bound(&[]);
     assert!(
         problems[0]
+            .detail
             .contains("no source: give source: {mail: FILE}, from_variant, or one --mail file"),
         "{problems:?}"
     );
     let (_, _, problems) = bound(&[mail.clone(), mail]);
     assert!(
-        problems[0].contains("no source, and 2 --mail/--claims files"),
+        problems[0]
+            .detail
+            .contains("no source, and 2 --mail/--claims files"),
         "{problems:?}"
     );
 }

@@ -64,7 +64,7 @@ pub async fn run(
     }
     let (run, mut manifest, plan) = open_run(matrix, plan, opts)?;
     for p in &claims.1 {
-        events.warn(p.clone());
+        events.warn(p.to_string());
     }
     manifest.claim_sources = claims.0;
     events.note(format!("run {} in {}", run.id(), run.path.display()));

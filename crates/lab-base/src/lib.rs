@@ -4,4 +4,5 @@
 
 pub mod error;
 pub mod interrupt;
+pub mod units;
 pub mod util;

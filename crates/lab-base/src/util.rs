@@ -371,20 +371,6 @@ pub fn dir_size(path: &Path) -> u64 {
     walk(path, &mut Default::default())
 }
 
-/// `15%` → 0.15; a bare number is taken as a fraction (`0.15`).
-pub fn parse_percent(s: &str) -> Result<f64> {
-    let t = s.trim();
-    let v = if let Some(p) = t.strip_suffix('%') {
-        p.trim().parse::<f64>().map(|x| x / 100.0)
-    } else {
-        t.parse::<f64>()
-    };
-    match v {
-        Ok(x) if x.is_finite() && x >= 0.0 => Ok(x),
-        _ => bail!("expected a percentage such as 15%"),
-    }
-}
-
 /// A token for framing guest output, 16 hex digits: enough randomness
 /// from the clock, the process id and a counter (two tokens made in one
 /// nanosecond still differ).

@@ -3,6 +3,6 @@
 
 // The modules keep the paths they had in the one-crate layout
 // (`crate::util`, `crate::error`), so code moves between crates unchanged.
-pub use lab_base::{error, interrupt, util};
+pub use lab_base::{error, interrupt, units, util};
 
 pub mod mail;

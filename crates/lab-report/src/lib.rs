@@ -3,7 +3,7 @@
 //! statistics, verdicts and renderers (`report`). It reads runs; it
 //! never starts a guest, so it does not depend on tokio, russh or qapi.
 
-pub use lab_base::{error, interrupt, util};
+pub use lab_base::{error, interrupt, units, util};
 pub use lab_mail::mail;
 pub use lab_matrix::matrix;
 

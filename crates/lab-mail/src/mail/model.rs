@@ -26,45 +26,7 @@ pub enum ClaimKind {
     Prose,
 }
 
-/// What a quantity measures; units convert only within one kind.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum UnitKind {
-    /// Base: nanoseconds.
-    Time,
-    /// Base: bytes per second.
-    Throughput,
-    /// Base: operations (I/Os) per second.
-    Rate,
-    /// Base: percent.
-    Percent,
-    /// Base: one event.
-    Count,
-    /// Base: hertz.
-    Frequency,
-    /// Base: bytes (`io=92.6GiB`).
-    Size,
-}
-
-/// A unit as written, with what it measures and its scale.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Unit {
-    /// As the mail wrote it: `usec`, `MiB/s`, `k IOPS`.
-    pub written: String,
-    /// The canonical symbol: `us`, `MiB/s`, `IOPS`; one of a fixed set,
-    /// so not copied into every value that carries it.
-    pub symbol: std::borrow::Cow<'static, str>,
-    pub kind: UnitKind,
-    /// A value in this unit times `scale` is in the kind's base unit.
-    pub scale: f64,
-}
-
-impl Unit {
-    /// `value` in this unit, expressed in `to`; None across kinds.
-    pub fn convert(&self, value: f64, to: &Unit) -> Option<f64> {
-        (self.kind == to.kind).then(|| value * self.scale / to.scale)
-    }
-}
+pub use crate::units::{Unit, UnitKind};
 
 /// The message a claim came from.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

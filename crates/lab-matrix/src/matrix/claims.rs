@@ -41,165 +41,200 @@ fn anchor(c: &ClaimDef) -> &Loc<String> {
 /// Plan-time checks of every claim: axes, variants, metrics, units,
 /// tolerance, table index and condition keys, with file:line:col.
 pub(super) fn check(m: &Matrix) -> Result<()> {
-    let path = m.path.as_path();
     let axes = m.all_axis_names();
     let commands = command_metrics(m);
     for (i, c) in m.claims.iter().enumerate() {
-        let at = |loc: &Loc<String>, msg: String| err_at(path, loc, format!("claims[{i}]: {msg}"));
-        crate::util::parse_percent(&c.tolerance.value).map_err(|e| {
-            at(
-                &c.tolerance,
-                format!("tolerance '{}': {e}", c.tolerance.value),
-            )
-        })?;
-        if c.table.value == 0 {
-            return Err(err_at(
-                path,
-                &c.table,
-                format!("claims[{i}]: table counts from 1"),
-            ));
-        }
-        let anchor = anchor(c);
-        for (label, v) in &c.row_variants {
-            if m.variant(v).is_none() {
-                return Err(at(
-                    anchor,
-                    format!("row_variants: '{label}' maps to '{v}', which is not a variant"),
-                ));
-            }
-        }
-        if let Some(v) = &c.from_variant
-            && m.variant(&v.value).is_none()
-        {
-            return Err(at(
-                v,
-                format!("from_variant '{}' is not a variant", v.value),
-            ));
-        }
-        if let Some(ClaimSourceDef::Mail { mail }) = &c.source {
-            let f = m.path.parent().unwrap_or(Path::new(".")).join(mail);
-            if !f.is_file() {
-                return Err(at(
-                    anchor,
-                    format!("source mail {} does not exist", f.display()),
-                ));
-            }
-        }
-        let axis_ok = |a: &Loc<String>, what: &str| -> Result<()> {
-            if axes.iter().any(|x| x == &a.value) && a.value != "variant" {
-                Ok(())
-            } else {
-                Err(at(
-                    a,
-                    format!(
-                        "{what} '{}' is not an axis of the matrix ({})",
-                        a.value,
-                        axes.join(", ")
-                    ),
-                ))
-            }
-        };
-        for a in c.row_axis.iter().chain(&c.row_axes) {
-            axis_ok(a, "row axis")?;
-        }
-        // `group_axis: variant`: the group headers are the variants
-        // (`Base:` over some rows, `Patched:` over the others).
-        if let Some(a) = c.group_axis.as_ref().filter(|a| a.value != "variant") {
-            axis_ok(a, "group_axis")?;
-        }
-        if let Some(a) = &c.column_axis {
-            axis_ok(a, "column_axis")?;
-        }
-        let row_shapes = usize::from(c.row_axis.is_some())
-            + usize::from(!c.row_axes.is_empty())
-            + usize::from(c.rows.is_some());
-        // None: a one-row claim without keys, such as a sentence's.
-        if row_shapes > 1 {
+        check_one(m, &axes, &commands, i, c)?;
+    }
+    Ok(())
+}
+
+/// One claim's checks; `i` counts from 0, as the errors name it.
+fn check_one(
+    m: &Matrix,
+    axes: &[String],
+    commands: &[CommandMetricDef],
+    i: usize,
+    c: &ClaimDef,
+) -> Result<()> {
+    let path = m.path.as_path();
+    let at = |loc: &Loc<String>, msg: String| err_at(path, loc, format!("claims[{i}]: {msg}"));
+    crate::units::parse_percent(&c.tolerance.value).map_err(|e| {
+        at(
+            &c.tolerance,
+            format!("tolerance '{}': {e}", c.tolerance.value),
+        )
+    })?;
+    if c.table.value == 0 {
+        return Err(err_at(
+            path,
+            &c.table,
+            format!("claims[{i}]: table counts from 1"),
+        ));
+    }
+    let anchor = anchor(c);
+    for (label, v) in &c.row_variants {
+        if m.variant(v).is_none() {
             return Err(at(
                 anchor,
-                "say what the rows are with one of row_axis, row_axes or rows: variant|metric"
+                format!("row_variants: '{label}' maps to '{v}', which is not a variant"),
+            ));
+        }
+    }
+    if let Some(v) = &c.from_variant
+        && m.variant(&v.value).is_none()
+    {
+        return Err(at(
+            v,
+            format!("from_variant '{}' is not a variant", v.value),
+        ));
+    }
+    if let Some(ClaimSourceDef::Mail { mail }) = &c.source {
+        let f = m.path.parent().unwrap_or(Path::new(".")).join(mail);
+        if !f.is_file() {
+            return Err(at(
+                anchor,
+                format!("source mail {} does not exist", f.display()),
+            ));
+        }
+    }
+    let axis_ok = |a: &Loc<String>, what: &str| -> Result<()> {
+        if axes.iter().any(|x| x == &a.value) && a.value != "variant" {
+            Ok(())
+        } else {
+            Err(at(
+                a,
+                format!(
+                    "{what} '{}' is not an axis of the matrix ({})",
+                    a.value,
+                    axes.join(", ")
+                ),
+            ))
+        }
+    };
+    for a in c.row_axis.iter().chain(&c.row_axes) {
+        axis_ok(a, "row axis")?;
+    }
+    // `group_axis: variant`: the group headers are the variants
+    // (`Base:` over some rows, `Patched:` over the others).
+    if let Some(a) = c.group_axis.as_ref().filter(|a| a.value != "variant") {
+        axis_ok(a, "group_axis")?;
+    }
+    if let Some(a) = &c.column_axis {
+        axis_ok(a, "column_axis")?;
+    }
+    check_shape(m, c, &at)?;
+    check_metrics(c, i, commands, &at)?;
+    for (k, v) in &c.conditions {
+        if !CONDITION_KEYS.contains(&k.as_str()) && !axes.contains(k) {
+            return Err(err_at(
+                path,
+                v,
+                format!(
+                    "claims[{i}]: unknown condition key '{k}': use an axis ({}) or {}",
+                    axes.join(", "),
+                    CONDITION_KEYS.join(", ")
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// What the rows and the columns of the claim's table are: one way of
+/// saying the rows, and columns that are variants or an axis.
+fn check_shape(
+    m: &Matrix,
+    c: &ClaimDef,
+    at: &dyn Fn(&Loc<String>, String) -> anyhow::Error,
+) -> Result<()> {
+    let anchor = anchor(c);
+    let row_shapes = usize::from(c.row_axis.is_some())
+        + usize::from(!c.row_axes.is_empty())
+        + usize::from(c.rows.is_some());
+    // None: a one-row claim without keys, such as a sentence's.
+    if row_shapes > 1 {
+        return Err(at(
+            anchor,
+            "say what the rows are with one of row_axis, row_axes or rows: variant|metric".into(),
+        ));
+    }
+    let rows_are = c.rows.as_ref().map(|r| r.value);
+    if c.column_axis.is_none() {
+        // `before: 182k IOPS` / `after: 241k IOPS`: the rows are the
+        // variants and the one column is the value.
+        if rows_are == Some(RowsDef::Variant) && !c.columns.is_empty() {
+            return Err(at(
+                anchor,
+                "rows: variant takes column_axis (the columns are axis values) or no columns"
                     .into(),
             ));
         }
-        let rows_are = c.rows.as_ref().map(|r| r.value);
-        if c.column_axis.is_none() {
-            // `before: 182k IOPS` / `after: 241k IOPS`: the rows are the
-            // variants and the one column is the value.
-            if rows_are == Some(RowsDef::Variant) && !c.columns.is_empty() {
+        if c.columns.is_empty() && rows_are != Some(RowsDef::Variant) {
+            return Err(at(
+                anchor,
+                "columns is empty: map each table column to a variant, or set column_axis".into(),
+            ));
+        }
+        for (col, v) in &c.columns {
+            if m.variant(v).is_none() {
                 return Err(at(
                     anchor,
-                    "rows: variant takes column_axis (the columns are axis values) or no columns"
-                        .into(),
+                    format!("column '{col}' maps to '{v}', which is not a variant"),
                 ));
             }
-            if c.columns.is_empty() && rows_are != Some(RowsDef::Variant) {
+        }
+    }
+    Ok(())
+}
+
+/// The claimed metrics exist, and the claimed unit can measure them.
+fn check_metrics(
+    c: &ClaimDef,
+    i: usize,
+    commands: &[CommandMetricDef],
+    at: &dyn Fn(&Loc<String>, String) -> anyhow::Error,
+) -> Result<()> {
+    let anchor = anchor(c);
+    let rows_are = c.rows.as_ref().map(|r| r.value);
+    let mut metrics: Vec<&String> = Vec::new();
+    match (rows_are, &c.metric) {
+        (Some(RowsDef::Metric), _) => {
+            if c.metrics.is_empty() {
                 return Err(at(
                     anchor,
-                    "columns is empty: map each table column to a variant, or set column_axis"
-                        .into(),
+                    "rows: metric needs metrics: a map from row label to metric".into(),
                 ));
             }
-            for (col, v) in &c.columns {
-                if m.variant(v).is_none() {
-                    return Err(at(
-                        anchor,
-                        format!("column '{col}' maps to '{v}', which is not a variant"),
-                    ));
-                }
-            }
+            metrics.extend(c.metrics.values().filter(|m| *m != SKIP));
         }
-        let mut metrics: Vec<&String> = Vec::new();
-        match (rows_are, &c.metric) {
-            (Some(RowsDef::Metric), _) => {
-                if c.metrics.is_empty() {
-                    return Err(at(
-                        anchor,
-                        "rows: metric needs metrics: a map from row label to metric".into(),
-                    ));
-                }
-                metrics.extend(c.metrics.values().filter(|m| *m != SKIP));
-            }
-            // `metrics:` beside other rows maps columns to metrics: a
-            // table of `IOPS` and `sys` columns for one variant.
-            (_, Some(metric)) => {
-                metrics.push(&metric.value);
-                metrics.extend(c.metrics.values().filter(|m| *m != SKIP));
-            }
-            (_, None) if !c.metrics.is_empty() => {
-                metrics.extend(c.metrics.values().filter(|m| *m != SKIP));
-            }
-            (_, None) => return Err(at(anchor, "no metric: say which metric is claimed".into())),
+        // `metrics:` beside other rows maps columns to metrics: a
+        // table of `IOPS` and `sys` columns for one variant.
+        (_, Some(metric)) => {
+            metrics.push(&metric.value);
+            metrics.extend(c.metrics.values().filter(|m| *m != SKIP));
         }
-        let metric_anchor = c.metric.as_ref().unwrap_or(anchor);
-        for name in metrics {
-            let Some(mu) = metric_unit(name, &commands) else {
-                return Err(at(
-                    metric_anchor,
-                    format!(
-                        "unknown metric '{name}': fio gives read|write|trim|sync.lat|clat_mean|p50|p90|p95|p99|p99_9, .iops, .ios, .bw|bw_kb|bw_kib|bw_mb|bw_mib and cpu.usr|sys|ctx, each also as JOB.NAME; a command workload, derived: and perf: name their own"
-                    ),
-                ));
+        (_, None) if !c.metrics.is_empty() => {
+            metrics.extend(c.metrics.values().filter(|m| *m != SKIP));
+        }
+        (_, None) => return Err(at(anchor, "no metric: say which metric is claimed".into())),
+    }
+    let metric_anchor = c.metric.as_ref().unwrap_or(anchor);
+    for name in metrics {
+        let Some(mu) = metric_unit(name, commands) else {
+            return Err(at(
+                metric_anchor,
+                format!(
+                    "unknown metric '{name}': fio gives read|write|trim|sync.lat|clat_mean|p50|p90|p95|p99|p99_9, .iops, .ios, .bw|bw_kb|bw_kib|bw_mb|bw_mib and cpu.usr|sys|ctx, each also as JOB.NAME; a command workload, derived: and perf: name their own"
+                ),
+            ));
+        };
+        if let Some(u) = &c.unit {
+            let Some(cu) = parse_unit(&u.value) else {
+                return Err(at(u, format!("unknown unit '{}'", u.value)));
             };
-            if let Some(u) = &c.unit {
-                let Some(cu) = parse_unit(&u.value) else {
-                    return Err(at(u, format!("unknown unit '{}'", u.value)));
-                };
-                if cu.kind != mu.kind {
-                    return Err(at(u, unit_mismatch(i + 1, &cu, name, &mu)));
-                }
-            }
-        }
-        for (k, v) in &c.conditions {
-            if !CONDITION_KEYS.contains(&k.as_str()) && !axes.contains(k) {
-                return Err(err_at(
-                    path,
-                    v,
-                    format!(
-                        "claims[{i}]: unknown condition key '{k}': use an axis ({}) or {}",
-                        axes.join(", "),
-                        CONDITION_KEYS.join(", ")
-                    ),
-                ));
+            if cu.kind != mu.kind {
+                return Err(at(u, unit_mismatch(i + 1, &cu, name, &mu)));
             }
         }
     }
@@ -278,8 +313,18 @@ fn workload_metrics(m: &Matrix) -> Vec<CommandMetricDef> {
 /// the unit its definition names. None for a metric lab never stores.
 pub fn metric_unit(metric: &str, commands: &[CommandMetricDef]) -> Option<Unit> {
     if let Some(c) = commands.iter().find(|c| c.name == metric) {
-        return parse_unit(&c.unit)
-            .or_else(|| Some(unit("", c.unit.as_str(), UnitKind::Count, 1.0)));
+        // A command's own unit word (`pages`) counts things, as does none.
+        return parse_unit(&c.unit).or_else(|| {
+            Some(match c.unit.trim() {
+                "" => crate::units::count_unit(""),
+                word => Unit {
+                    written: String::new(),
+                    symbol: word.to_string().into(),
+                    kind: UnitKind::Count,
+                    scale: 1.0,
+                },
+            })
+        });
     }
     // fio's names have one table, the one derived metrics use: every
     // bandwidth unit, every percentile fio reports, per-job prefixes.
@@ -287,39 +332,9 @@ pub fn metric_unit(metric: &str, commands: &[CommandMetricDef]) -> Option<Unit> 
     parse_unit(symbol)
 }
 
-fn unit(written: &str, symbol: &str, kind: UnitKind, scale: f64) -> Unit {
-    Unit {
-        written: written.to_string(),
-        symbol: symbol.to_string().into(),
-        kind,
-        scale,
-    }
-}
-
-/// A unit word as a matrix or a stored metric writes it, else as a
-/// mail does.
-pub fn parse_unit(s: &str) -> Option<Unit> {
-    let t = s.trim();
-    let (symbol, kind, scale) = match t {
-        "ns" | "nsec" => ("ns", UnitKind::Time, 1.0),
-        "us" | "usec" | "µs" => ("us", UnitKind::Time, 1e3),
-        "ms" | "msec" => ("ms", UnitKind::Time, 1e6),
-        "s" | "sec" => ("s", UnitKind::Time, 1e9),
-        "B/s" => ("B/s", UnitKind::Throughput, 1.0),
-        "KB/s" | "kB/s" => ("kB/s", UnitKind::Throughput, 1e3),
-        "KiB/s" => ("KiB/s", UnitKind::Throughput, 1024.0),
-        "MB/s" => ("MB/s", UnitKind::Throughput, 1e6),
-        "MiB/s" => ("MiB/s", UnitKind::Throughput, 1048576.0),
-        "GB/s" => ("GB/s", UnitKind::Throughput, 1e9),
-        "GiB/s" => ("GiB/s", UnitKind::Throughput, 1073741824.0),
-        "IOPS" | "iops" | "ops/s" => ("IOPS", UnitKind::Rate, 1.0),
-        "k IOPS" | "KIOPS" | "kIOPS" => ("k IOPS", UnitKind::Rate, 1e3),
-        "%" => ("%", UnitKind::Percent, 1.0),
-        "count" | "" => ("count", UnitKind::Count, 1.0),
-        _ => return crate::mail::claims::parse_unit(t),
-    };
-    Some(unit(t, symbol, kind, scale))
-}
+/// A unit as a matrix or a stored metric writes it: the one table,
+/// `units::parse_unit`.
+pub use crate::units::parse_unit;
 
 /// What one table value was bound to.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

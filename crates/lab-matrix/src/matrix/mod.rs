@@ -15,7 +15,6 @@ mod filter;
 pub mod fioopts;
 pub mod fragments;
 pub mod limits;
-pub mod percent;
 pub mod perf;
 pub mod schema;
 pub mod shard;
@@ -288,35 +287,7 @@ fn validate(path: &Path, text: &str, f: MatrixFile, max_cells: usize) -> Result<
         })
     };
 
-    let mut common = Vec::new();
-    if f.kernel.fragments.is_empty() {
-        common.push(fragments::resolve("base", &dirs).expect("built-in base fragment"));
-    }
-    for n in &f.kernel.fragments {
-        common.push(find(n, "kernel.fragments")?);
-    }
-    if !f.kernel.config.is_empty() {
-        let mut text = String::new();
-        for l in &f.kernel.config {
-            if !fragments::is_config_line(&l.value) {
-                return Err(err_at(
-                    path,
-                    l,
-                    format!(
-                        "kernel.config: '{}' is not a `CONFIG_X=value` or `# CONFIG_X is not set` line",
-                        l.value
-                    ),
-                ));
-            }
-            text.push_str(l.value.trim());
-            text.push('\n');
-        }
-        common.push(Fragment {
-            name: "inline".into(),
-            origin: format!("{}: kernel.config", path.display()),
-            text,
-        });
-    }
+    let mut common = common_fragments(path, &f.kernel, &dirs, &find)?;
 
     let variants = variants(path, &dir, &f.variants)?;
 
@@ -339,33 +310,11 @@ fn validate(path: &Path, text: &str, f: MatrixFile, max_cells: usize) -> Result<
         ));
     }
 
-    let all_axes: Vec<(String, Vec<Scalar>)> = std::iter::once((
-        "arch".to_string(),
-        arches
-            .iter()
-            .map(|a| Scalar::Str(a.name().into()))
-            .collect(),
-    ))
-    .chain(std::iter::once((
-        "variant".to_string(),
-        variants
-            .iter()
-            .map(|v| Scalar::Str(v.name.clone()))
-            .collect(),
-    )))
-    .chain(
-        kernel_axes
-            .iter()
-            .chain(&boot_axes)
-            .chain(&run_axes)
-            .map(|a| {
-                (
-                    a.name.clone(),
-                    a.values.iter().map(|v| v.value.clone()).collect(),
-                )
-            }),
-    )
-    .collect();
+    let all_axes = axis_values(
+        &arches,
+        &variants,
+        kernel_axes.iter().chain(&boot_axes).chain(&run_axes),
+    );
     let exclude = exclude::picks(path, "exclude", f.exclude.as_ref(), &all_axes)?;
     let only = exclude::picks(path, "only", f.only.as_ref(), &all_axes)?;
     let workloads = validate::workloads(path, f.workloads.as_ref(), f.workload.as_ref())?;
@@ -424,6 +373,74 @@ fn validate(path: &Path, text: &str, f: MatrixFile, max_cells: usize) -> Result<
     // Every template must render for every cell; find out now, not in a guest.
     checks::check(&m, max_cells)?;
     Ok(m)
+}
+
+/// The fragments every kernel gets: `kernel.fragments` (lab's `base`
+/// when none is named), then the inline `kernel.config` lines, each
+/// checked to be a config line.
+fn common_fragments(
+    path: &Path,
+    kernel: &schema::KernelSection,
+    dirs: &[PathBuf],
+    find: &dyn Fn(&Loc<String>, &str) -> Result<Fragment>,
+) -> Result<Vec<Fragment>> {
+    let mut common = Vec::new();
+    if kernel.fragments.is_empty() {
+        common.push(fragments::resolve("base", dirs).expect("built-in base fragment"));
+    }
+    for n in &kernel.fragments {
+        common.push(find(n, "kernel.fragments")?);
+    }
+    if kernel.config.is_empty() {
+        return Ok(common);
+    }
+    let mut text = String::new();
+    for l in &kernel.config {
+        if !fragments::is_config_line(&l.value) {
+            return Err(err_at(
+                path,
+                l,
+                format!(
+                    "kernel.config: '{}' is not a `CONFIG_X=value` or `# CONFIG_X is not set` line",
+                    l.value
+                ),
+            ));
+        }
+        text.push_str(l.value.trim());
+        text.push('\n');
+    }
+    common.push(Fragment {
+        name: "inline".into(),
+        origin: format!("{}: kernel.config", path.display()),
+        text,
+    });
+    Ok(common)
+}
+
+/// Every axis with its values, `arch` and `variant` first: what
+/// `exclude:`, `only:` and derived metrics may name.
+fn axis_values<'a>(
+    arches: &[Arch],
+    variants: &[Variant],
+    axes: impl Iterator<Item = &'a Axis>,
+) -> Vec<(String, Vec<Scalar>)> {
+    let arch = arches
+        .iter()
+        .map(|a| Scalar::Str(a.name().into()))
+        .collect();
+    let variant = variants
+        .iter()
+        .map(|v| Scalar::Str(v.name.clone()))
+        .collect();
+    [("arch".to_string(), arch), ("variant".to_string(), variant)]
+        .into_iter()
+        .chain(axes.map(|a| {
+            (
+                a.name.clone(),
+                a.values.iter().map(|v| v.value.clone()).collect(),
+            )
+        }))
+        .collect()
 }
 
 /// `kernel.base`: a make target, or a config file next to the matrix.
@@ -642,7 +659,7 @@ fn contention_policy(path: &Path, d: &schema::ContentionDef) -> Result<Contentio
     let pct = |v: &Option<Loc<String>>, default: f64| -> Result<f64> {
         match v {
             None => Ok(default),
-            Some(l) => crate::util::parse_percent(&l.value)
+            Some(l) => crate::units::parse_percent(&l.value)
                 .map(|x| x * 100.0)
                 .map_err(|e| err_at(path, l, format!("'{}': {e}", l.value))),
         }

@@ -671,10 +671,10 @@ fn first() -> Loc<usize> {
 pub struct VerdictDef {
     /// A change smaller than this is `no change`, e.g. `5%`.
     #[serde(default)]
-    pub noise: Option<super::percent::Percent>,
+    pub noise: Option<crate::units::Percent>,
     /// A coefficient of variation above this flags a cell, e.g. `10%`.
     #[serde(default)]
-    pub max_cv: Option<super::percent::Percent>,
+    pub max_cv: Option<crate::units::Percent>,
     /// Metrics whose regressions fail CI; all shown metrics when empty.
     #[serde(default)]
     pub gate: Vec<String>,

@@ -10,6 +10,7 @@ pub mod guest;
 pub mod host;
 pub mod kernel;
 pub mod knob;
+pub mod problem;
 
 use serde::{Deserialize, Serialize};
 

@@ -7,6 +7,7 @@
 use super::{CellSummary, ClaimCheck, Flag, Group, Report};
 use crate::matrix::claims::{self as bind, Binding, Target};
 use crate::matrix::schema::ClaimDef;
+use crate::record::problem::{Problem, ProblemKind};
 use crate::results::Manifest;
 use serde::{Deserialize, Serialize};
 
@@ -88,10 +89,11 @@ pub(super) fn check_claims(m: &Manifest, report: &mut Report, min_runs: usize) -
     let mut out = Vec::new();
     for (def, cb) in m.matrix.claims.iter().zip(bound) {
         let n = cb.claim;
-        let tolerance = crate::util::parse_percent(&def.tolerance.value).unwrap_or_else(|e| {
-            report.problems.push(format!(
-                "claim {n}: tolerance '{}': {e}",
-                def.tolerance.value
+        let tolerance = crate::units::parse_percent(&def.tolerance.value).unwrap_or_else(|e| {
+            report.problems.push(Problem::of_claim(
+                n,
+                ProblemKind::ClaimTolerance,
+                format!("tolerance '{}': {e}", def.tolerance.value),
             ));
             0.0
         });
@@ -136,7 +138,9 @@ pub(super) fn check_claims(m: &Manifest, report: &mut Report, min_runs: usize) -
         };
         let Some(table) = cb.table else {
             let why = cb.problem.unwrap_or_default();
-            report.problems.push(format!("claim {n}: {why}"));
+            report
+                .problems
+                .push(Problem::of_claim(n, ProblemKind::ClaimUnbound, why.clone()));
             base.reasons.push(why);
             out.push(base);
             continue;

@@ -45,6 +45,7 @@ use anyhow::{Result, bail};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
+pub use crate::record::problem::{Problem, ProblemKind};
 pub use build::{build, build_compare};
 pub use claim_match::ClaimStatus;
 
@@ -152,7 +153,7 @@ pub struct Report {
     /// For a comparison: the baseline run's provenance.
     pub baseline_provenance: Option<Provenance>,
     /// What kept the lab from checking something it should have.
-    pub problems: Vec<String>,
+    pub problems: Vec<Problem>,
     pub outcome: Outcome,
     /// What each kernel did with each knob write.
     #[serde(default)]
@@ -727,7 +728,7 @@ pub fn load_compare(a: &RunDir, b: &RunDir) -> Result<Report> {
 /// A run's cell records, each (cell, repetition) once and no impossible
 /// value, with a problem line for each fix; a corrupt records.jsonl is
 /// an error naming its line.
-fn checked_cells(run: &RunDir) -> Result<(Vec<CellRecord>, Vec<String>)> {
+fn checked_cells(run: &RunDir) -> Result<(Vec<CellRecord>, Vec<Problem>)> {
     run.check_records()?;
     let mut cells = run.cells()?;
     let mut problems = sanity::dedupe(&mut cells);

@@ -1,33 +1,6 @@
 //! Units and number formatting shared by the renderers.
 
-/// The unit to show a metric in, and the divisor from its stored unit,
-/// chosen so that the largest value reads with few digits: ms for
-/// 1e6..1e9 ns, and so on.
-pub fn display_unit(unit: &str, values: impl IntoIterator<Item = f64>) -> (String, f64) {
-    let max = values
-        .into_iter()
-        .filter(|v| v.is_finite())
-        .fold(0.0f64, |m, v| m.max(v.abs()));
-    let pick = |steps: &[(&str, f64)]| {
-        let (u, s) = steps
-            .iter()
-            .rev()
-            .find(|(_, s)| max >= *s)
-            .unwrap_or(&steps[0]);
-        (u.to_string(), *s)
-    };
-    match unit {
-        "ns" => pick(&[("ns", 1.0), ("us", 1e3), ("ms", 1e6), ("s", 1e9)]),
-        "B/s" => pick(&[
-            ("B/s", 1.0),
-            ("KiB/s", 1024.0),
-            ("MiB/s", 1024.0 * 1024.0),
-            ("GiB/s", 1024.0 * 1024.0 * 1024.0),
-        ]),
-        "IOPS" => pick(&[("IOPS", 1.0), ("kIOPS", 1e3), ("MIOPS", 1e6)]),
-        other => (other.to_string(), 1.0),
-    }
-}
+pub use crate::units::display_unit;
 
 /// A value with about four significant digits, never in exponent form.
 pub fn value(v: f64) -> String {

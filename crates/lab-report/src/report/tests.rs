@@ -512,7 +512,26 @@ fn missing_claim_tables_are_problems() {
     let (_d, _run, r) = build_of(&s);
     assert_eq!(r.settings.noise, 0.05);
     assert_eq!(r.problems.len(), 1, "{:?}", r.problems);
+    assert_eq!(r.problems[0].claim, Some(1), "{:?}", r.problems);
     assert_eq!(exit_code(&r), 2);
+}
+
+/// A report.json written before problems were typed holds sentences:
+/// they load, keeping the claim number the sentence gave.
+#[test]
+fn problems_in_words_load_as_typed() {
+    let old = r#"["claim 2: tolerance '5x': not a percentage", "the run's plan has no cells"]"#;
+    let p: Vec<Problem> = serde_json::from_str(old).unwrap();
+    assert_eq!(p[0].claim, Some(2));
+    assert_eq!(p[0].detail, "tolerance '5x': not a percentage");
+    assert_eq!(p[1].claim, None);
+    assert_eq!(
+        p[0].to_string(),
+        "claim 2: tolerance '5x': not a percentage"
+    );
+    let typed = Problem::of_claim(3, ProblemKind::ClaimSource, "no mail");
+    let back: Problem = serde_json::from_str(&serde_json::to_string(&typed).unwrap()).unwrap();
+    assert_eq!(back, typed);
 }
 
 #[test]

@@ -5,6 +5,7 @@
 use super::ClaimSource;
 use crate::matrix::Matrix;
 use crate::matrix::schema::{ClaimDef, ClaimSourceDef, PatchDef};
+use crate::record::problem::{Problem, ProblemKind};
 use std::path::{Path, PathBuf};
 
 /// The sources of every claim of `matrix`. `mails` are the `--mail`
@@ -15,7 +16,7 @@ pub fn gather(
     matrix: &Matrix,
     mails: &[PathBuf],
     claim_mails: &[PathBuf],
-) -> (Vec<ClaimSource>, Vec<String>) {
+) -> (Vec<ClaimSource>, Vec<Problem>) {
     let mut out: Vec<ClaimSource> = Vec::new();
     let mut problems = Vec::new();
     let searched: Vec<&PathBuf> = mails.iter().chain(claim_mails).collect();
@@ -38,7 +39,11 @@ pub fn gather(
                     });
                 }
             }
-            Err(e) => problems.push(format!("claim {n}: {e}")),
+            Err(e) => problems.push(Problem::of_claim(
+                n,
+                ProblemKind::ClaimSource,
+                e.to_string(),
+            )),
         }
     }
     (out, problems)
@@ -205,7 +210,7 @@ impl ClaimBindings<'_> {
 pub fn bind_all<'a>(
     claims: &[ClaimDef],
     sources: &'a [ClaimSource],
-    problems: &[String],
+    problems: &[Problem],
     plan: &crate::matrix::Plan,
     metrics: &[crate::matrix::schema::CommandMetricDef],
 ) -> Vec<ClaimBindings<'a>> {
@@ -220,16 +225,10 @@ pub fn bind_all<'a>(
             values: vec![],
         };
         let Some(source) = of_claim(sources, n, def) else {
-            let prefix = format!("claim {n}: ");
-            cb.problem = Some(
-                problems
-                    .iter()
-                    .find_map(|p| p.strip_prefix(&prefix))
-                    .map_or_else(
-                        || format!("no mail tables were recorded for claim {n} ({})", cb.source),
-                        str::to_string,
-                    ),
-            );
+            cb.problem = Some(problems.iter().find(|p| p.claim == Some(n)).map_or_else(
+                || format!("no mail tables were recorded for claim {n} ({})", cb.source),
+                |p| p.detail.clone(),
+            ));
             out.push(cb);
             continue;
         };

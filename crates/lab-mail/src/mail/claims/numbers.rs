@@ -4,104 +4,10 @@
 //! Multipliers are applied by moving the decimal point in the digits,
 //! never by float multiplication, so `4.17M` is exactly 4170000.
 
-use crate::mail::model::{Unit, UnitKind, Value};
+use crate::mail::model::{Unit, Value};
+pub use crate::units::{count_unit, parse_unit};
 use regex::Regex;
 use std::sync::LazyLock;
-
-/// The unit a word names, or None. Accepts the spellings mails use:
-/// `usec`, `µs`, `KiB/s`, `k IOPS`, `KIOPS`, `ops/s`, `%`, `MBps`.
-pub fn parse_unit(word: &str) -> Option<Unit> {
-    let w = word.trim();
-    // The longest spelling is `microseconds`: a longer word is no unit.
-    if w.is_empty() || w.len() > 16 {
-        return None;
-    }
-    let squeezed: String = w.split_whitespace().collect();
-    let lower = squeezed.to_lowercase();
-    let (symbol, kind, scale): (&str, UnitKind, f64) = match lower.as_str() {
-        "ns" | "nsec" | "nsecs" | "nanoseconds" => ("ns", UnitKind::Time, 1.0),
-        "us" | "usec" | "usecs" | "µs" | "μs" | "microseconds" => ("us", UnitKind::Time, 1e3),
-        "ms" | "msec" | "msecs" | "milliseconds" => ("ms", UnitKind::Time, 1e6),
-        "s" | "sec" | "secs" | "seconds" | "second" => ("s", UnitKind::Time, 1e9),
-        "min" | "mins" | "minutes" => ("min", UnitKind::Time, 60e9),
-        "iops" => ("IOPS", UnitKind::Rate, 1.0),
-        "kiops" => ("KIOPS", UnitKind::Rate, 1e3),
-        "miops" => ("MIOPS", UnitKind::Rate, 1e6),
-        "ops/s" | "op/s" | "ops/sec" | "ops" | "qps" | "/s" => ("ops/s", UnitKind::Rate, 1.0),
-        "kops/s" | "kops" => ("kops/s", UnitKind::Rate, 1e3),
-        "%" | "percent" => ("%", UnitKind::Percent, 1.0),
-        "count" | "counts" | "events" => ("count", UnitKind::Count, 1.0),
-        "hz" => ("Hz", UnitKind::Frequency, 1.0),
-        "khz" => ("kHz", UnitKind::Frequency, 1e3),
-        "mhz" => ("MHz", UnitKind::Frequency, 1e6),
-        "ghz" => ("GHz", UnitKind::Frequency, 1e9),
-        _ => return throughput(&squeezed, w).or_else(|| per_second(&lower, w)),
-    };
-    Some(Unit {
-        written: w.to_string(),
-        symbol: symbol.into(),
-        kind,
-        scale,
-    })
-}
-
-/// `KB/s`, `kB/s`, `KiB/s`, `MB/s`, `MiB/s`, `GB/s`, `MB/sec`, `MBps`.
-/// `KB` is taken as 1000 bytes, as fio's `kB` is.
-fn throughput(squeezed: &str, written: &str) -> Option<Unit> {
-    static RE: LazyLock<Regex> =
-        LazyLock::new(|| Regex::new(r"^([kKMGT]?)(i?)B(?:/s|/sec|ps)$").expect("constant regex"));
-    let c = RE.captures(squeezed)?;
-    let binary = !c[2].is_empty();
-    let (prefix, power) = match &c[1] {
-        "" => ("", 0),
-        "k" | "K" => (if binary { "Ki" } else { "k" }, 1),
-        "M" => (if binary { "Mi" } else { "M" }, 2),
-        "G" => (if binary { "Gi" } else { "G" }, 3),
-        _ => (if binary { "Ti" } else { "T" }, 4),
-    };
-    if binary && power == 0 {
-        return None;
-    }
-    let base: f64 = if binary { 1024.0 } else { 1000.0 };
-    Some(Unit {
-        written: written.to_string(),
-        symbol: known_symbol(format!("{prefix}B/s")),
-        kind: UnitKind::Throughput,
-        scale: base.powi(power),
-    })
-}
-
-/// `calls/s`, `req/s`, `flushes/sec`: things per second, a rate.
-fn per_second(lower: &str, written: &str) -> Option<Unit> {
-    let thing = lower
-        .strip_suffix("/s")
-        .or_else(|| lower.strip_suffix("/sec"))?;
-    // perf's `K/sec`, `M/sec`: thousands or millions a second.
-    let (symbol, scale) = match thing {
-        "k" => ("kops/s", 1e3),
-        "m" => ("Mops/s", 1e6),
-        "g" => ("Gops/s", 1e9),
-        _ => ("ops/s", 1.0),
-    };
-    let word = thing.len() >= 2 || scale > 1.0;
-    let word = word && thing.len() <= 12 && thing.chars().all(|c| c.is_ascii_lowercase());
-    word.then(|| Unit {
-        written: written.to_string(),
-        symbol: symbol.into(),
-        kind: UnitKind::Rate,
-        scale,
-    })
-}
-
-/// The plain count unit, for perf stat events.
-pub fn count_unit(written: &str) -> Unit {
-    Unit {
-        written: written.to_string(),
-        symbol: "count".into(),
-        kind: UnitKind::Count,
-        scale: 1.0,
-    }
-}
 
 static NUMBER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^[+-]?(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+)(?:[eE][+-]?\d+)?")
@@ -325,48 +231,5 @@ mod tests {
         assert_eq!(num("+ 4.5%"), (4.5, Some("%".into()), None));
         assert_eq!(num("- 12 ms"), (-12.0, Some("ms".into()), None));
         assert_eq!(parse_cell("+ x"), Cell::Text);
-    }
-
-    #[test]
-    fn unit_words() {
-        let u = |w: &str| parse_unit(w).map(|u| (u.symbol, u.kind, u.scale));
-        assert_eq!(u("usec"), Some(("us".into(), UnitKind::Time, 1e3)));
-        assert_eq!(u("µs"), Some(("us".into(), UnitKind::Time, 1e3)));
-        assert_eq!(u("ns"), Some(("ns".into(), UnitKind::Time, 1.0)));
-        assert_eq!(u("ms"), Some(("ms".into(), UnitKind::Time, 1e6)));
-        assert_eq!(u("s"), Some(("s".into(), UnitKind::Time, 1e9)));
-        assert_eq!(u("KB/s"), Some(("kB/s".into(), UnitKind::Throughput, 1e3)));
-        assert_eq!(u("kB/s"), Some(("kB/s".into(), UnitKind::Throughput, 1e3)));
-        assert_eq!(
-            u("KiB/s"),
-            Some(("KiB/s".into(), UnitKind::Throughput, 1024.0))
-        );
-        assert_eq!(u("MB/s"), Some(("MB/s".into(), UnitKind::Throughput, 1e6)));
-        assert_eq!(
-            u("MiB/s"),
-            Some(("MiB/s".into(), UnitKind::Throughput, 1048576.0))
-        );
-        assert_eq!(u("GB/s"), Some(("GB/s".into(), UnitKind::Throughput, 1e9)));
-        assert_eq!(u("MBps"), Some(("MB/s".into(), UnitKind::Throughput, 1e6)));
-        assert_eq!(u("IOPS"), Some(("IOPS".into(), UnitKind::Rate, 1.0)));
-        assert_eq!(u("k IOPS"), Some(("KIOPS".into(), UnitKind::Rate, 1e3)));
-        assert_eq!(u("KIOPS"), Some(("KIOPS".into(), UnitKind::Rate, 1e3)));
-        assert_eq!(u("ops/s"), Some(("ops/s".into(), UnitKind::Rate, 1.0)));
-        assert_eq!(u("%"), Some(("%".into(), UnitKind::Percent, 1.0)));
-        assert_eq!(u("GHz"), Some(("GHz".into(), UnitKind::Frequency, 1e9)));
-        assert_eq!(u("bogus"), None);
-        assert_eq!(u("B"), None);
-        assert_eq!(parse_unit("usec").unwrap().written, "usec");
-    }
-}
-
-/// A symbol built from parts, borrowed when it is a known one.
-fn known_symbol(s: String) -> std::borrow::Cow<'static, str> {
-    const KNOWN: [&str; 11] = [
-        "B/s", "kB/s", "KB/s", "MB/s", "GB/s", "TB/s", "KiB/s", "MiB/s", "GiB/s", "TiB/s", "KB/s",
-    ];
-    match KNOWN.iter().find(|k| **k == s) {
-        Some(k) => std::borrow::Cow::Borrowed(k),
-        None => std::borrow::Cow::Owned(s),
     }
 }

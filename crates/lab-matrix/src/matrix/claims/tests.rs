@@ -116,7 +116,7 @@ fn rows_keyed_by_three_axes_bind_one_cell_per_config() {
     assert_eq!(b[1].metric, "read.iops");
     assert_eq!(b[1].claimed, Some(14.1));
     // Stored IOPS shown in k IOPS: divide by 1000.
-    assert_eq!(b[1].unit, "k IOPS");
+    assert_eq!(b[1].unit, "KIOPS");
     assert_eq!(b[1].from_stored, 1e-3);
     assert_eq!(
         label(&b[0].axes),

@@ -10,6 +10,7 @@ use super::{
 use crate::matrix::expand::AxisValues;
 use crate::record::guest::is_jiffies;
 use crate::record::knob::KnobStatus;
+use crate::record::problem::{Problem, ProblemKind};
 use crate::results::{BootRecord, CellRecord, CellStatus, LAB_VERSION, Manifest};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -124,9 +125,12 @@ pub fn build(manifest: &Manifest, cells: &[CellRecord], run_dir: &Path) -> Repor
     let baseline = match &manifest.matrix.verdict.baseline {
         Some(b) if variants.contains(b) => b.clone(),
         Some(b) => {
-            problems.push(format!(
-                "verdict.baseline '{b}' is not a variant of this run; using '{}'",
-                variants.first().cloned().unwrap_or_default()
+            problems.push(Problem::new(
+                ProblemKind::Baseline,
+                format!(
+                    "verdict.baseline '{b}' is not a variant of this run; using '{}'",
+                    variants.first().cloned().unwrap_or_default()
+                ),
             ));
             variants.first().cloned().unwrap_or_default()
         }
@@ -438,7 +442,7 @@ fn assemble(
     entries: Vec<Entry>,
     variants: &[String],
     mut settings: Settings,
-    mut problems: Vec<String>,
+    mut problems: Vec<Problem>,
 ) -> Report {
     let main = sides.last().expect("a side");
     let names = metric_names(sides, &settings);
@@ -553,7 +557,10 @@ fn assemble(
             .extend(c.boot_errors.into_iter().map(|b| format!("{prefix}{b}")));
     }
     if sides.iter().all(|s| s.m.plan.cells.is_empty()) {
-        problems.push("the run's plan has no cells".into());
+        problems.push(Problem::new(
+            ProblemKind::EmptyPlan,
+            "the run's plan has no cells",
+        ));
     }
 
     let groups_seen: Vec<(String, String)> = groups
@@ -752,7 +759,7 @@ fn outcome(r: &Report) -> Outcome {
             "{alone} of {cells} cell(s) without a comparison were measured on a contended host: their timings may be inflated; run them again on a quiet host, or on one with more cores than the guest has vCPUs"
         ));
     }
-    incomplete.extend(r.problems.iter().cloned());
+    incomplete.extend(r.problems.iter().map(Problem::to_string));
     let mut o = Outcome {
         exit_code: 0,
         regressions,

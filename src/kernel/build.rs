@@ -255,51 +255,9 @@ fn build_one(
         cross: p.cross,
         jobs: opts.jobs,
     };
-    let stamp_path = out.join("lab-configured");
-    let stamp = config_stamp(&p);
-    let same_inputs = std::fs::read_to_string(&stamp_path).ok().as_deref() == Some(stamp.as_str());
-    let config = match std::fs::read_to_string(out.join(".config")) {
-        // Another variant of this root configured from the same inputs.
-        Ok(fin) if same_inputs => {
-            kconfig::verify(&fin, &k.fragments, &src.id.version)
-                .with_context(|| format!("kernel {} (linux {})", k.id, src.id.version))?;
-            events.phase(
-                &k.id,
-                "configured from the same inputs before: .config reused",
-            );
-            fin
-        }
-        _ => {
-            let _ = std::fs::remove_file(&stamp_path);
-            let fin = configure(
-                &make,
-                &matrix.base,
-                &k.fragments,
-                &src.id.version,
-                events,
-                &k.id,
-            )?;
-            crate::util::atomic_write(&stamp_path, stamp.as_bytes())?;
-            fin
-        }
-    };
-    let config_hash = crate::util::hash_bytes(config.as_bytes());
+    let config = configure_once(&make, &p, matrix, src, events)?;
     let configure_secs = configure_start.elapsed().as_secs_f64();
-    let key = KeyBuilder::new("kernel")
-        .field("format", FORMAT)
-        .field("source", &src.id.hash)
-        .field(
-            "patches",
-            p.patches
-                .iter()
-                .map(|x| x.hash.as_str())
-                .collect::<Vec<_>>()
-                .join(","),
-        )
-        .field("config", &config)
-        .field("compiler", &p.compiler)
-        .field("arch", k.arch.name())
-        .finish();
+    let key = kernel_key(&p, src, &config);
     if let Some(b) = load_entry(cache, &key, k) {
         crate::util::atomic_write(&pointer, key.0.as_bytes())?;
         events.finished(
@@ -319,43 +277,16 @@ fn build_one(
     let build_id = read_build_id(&out.join("vmlinux"));
     let label = format!("{} ({})", k.id, src.id.version);
     let mut record = KernelBuild {
-        kernel: k.id.clone(),
-        arch: k.arch,
-        variant: k.variant.clone(),
         key: key.clone(),
-        source: SourceId {
-            version: src.id.version.clone(),
-            ..src.id.clone()
-        },
-        patches: p
-            .patches
-            .iter()
-            .map(|x| PatchInfo {
-                origin: x.origin.clone(),
-                subject: x.subject.clone(),
-                message_id: x.message_id.clone(),
-                hash: x.hash.clone(),
-            })
-            .collect(),
         apply_method: wt.method.clone(),
         fuzzed: wt.fuzzed.clone(),
-        fragments: k.fragments.clone(),
-        base: matrix.base.clone(),
-        config_hash,
-        hz: kconfig::hz(&config),
-        compiler: p.compiler.clone(),
-        build_id,
-        image: PathBuf::new(),
-        config: PathBuf::new(),
-        vmlinux: PathBuf::new(),
-        log: PathBuf::new(),
         build_dir: out.clone(),
         build_secs: start.elapsed().as_secs_f64(),
         phases,
         reused_tree_of: reused,
         objects,
-        built_at: crate::util::now_rfc3339(),
-        cached: false,
+        build_id,
+        ..new_record(&p, src, matrix, &config)
     };
     let (entry, was_there) = cache.get_or_make("kernel", &key, &label, |dir| {
         std::fs::copy(
@@ -383,6 +314,110 @@ fn build_one(
     };
     events.finished(&k.id, true, false, record.build_secs, msg);
     Ok(record)
+}
+
+/// The final .config: made by `configure`, or the one this build root
+/// holds when another variant configured it from the same inputs (the
+/// stamp file says which inputs), checked against the fragments again.
+fn configure_once(
+    make: &Make,
+    p: &Prepared,
+    matrix: &Matrix,
+    src: &SourceTree,
+    events: &Events,
+) -> Result<String> {
+    let k = p.spec;
+    let stamp_path = make.out.join("lab-configured");
+    let stamp = config_stamp(p);
+    let same_inputs = std::fs::read_to_string(&stamp_path).ok().as_deref() == Some(stamp.as_str());
+    match std::fs::read_to_string(make.out.join(".config")) {
+        // Another variant of this root configured from the same inputs.
+        Ok(fin) if same_inputs => {
+            kconfig::verify(&fin, &k.fragments, &src.id.version)
+                .with_context(|| format!("kernel {} (linux {})", k.id, src.id.version))?;
+            events.phase(
+                &k.id,
+                "configured from the same inputs before: .config reused",
+            );
+            Ok(fin)
+        }
+        _ => {
+            let _ = std::fs::remove_file(&stamp_path);
+            let fin = configure(
+                make,
+                &matrix.base,
+                &k.fragments,
+                &src.id.version,
+                events,
+                &k.id,
+            )?;
+            crate::util::atomic_write(&stamp_path, stamp.as_bytes())?;
+            Ok(fin)
+        }
+    }
+}
+
+/// The cache key of a built kernel: what decides its artifacts.
+fn kernel_key(p: &Prepared, src: &SourceTree, config: &str) -> Key {
+    KeyBuilder::new("kernel")
+        .field("format", FORMAT)
+        .field("source", &src.id.hash)
+        .field(
+            "patches",
+            p.patches
+                .iter()
+                .map(|x| x.hash.as_str())
+                .collect::<Vec<_>>()
+                .join(","),
+        )
+        .field("config", config)
+        .field("compiler", &p.compiler)
+        .field("arch", p.spec.arch.name())
+        .finish()
+}
+
+/// A build's record before make's figures and the cache paths are in.
+fn new_record(p: &Prepared, src: &SourceTree, matrix: &Matrix, config: &str) -> KernelBuild {
+    let k = p.spec;
+    KernelBuild {
+        kernel: k.id.clone(),
+        arch: k.arch,
+        variant: k.variant.clone(),
+        key: Key(String::new()),
+        source: SourceId {
+            version: src.id.version.clone(),
+            ..src.id.clone()
+        },
+        patches: p
+            .patches
+            .iter()
+            .map(|x| PatchInfo {
+                origin: x.origin.clone(),
+                subject: x.subject.clone(),
+                message_id: x.message_id.clone(),
+                hash: x.hash.clone(),
+            })
+            .collect(),
+        apply_method: String::new(),
+        fuzzed: vec![],
+        fragments: k.fragments.clone(),
+        base: matrix.base.clone(),
+        config_hash: crate::util::hash_bytes(config.as_bytes()),
+        hz: kconfig::hz(config),
+        compiler: p.compiler.clone(),
+        build_id: None,
+        image: PathBuf::new(),
+        config: PathBuf::new(),
+        vmlinux: PathBuf::new(),
+        log: PathBuf::new(),
+        build_dir: PathBuf::new(),
+        build_secs: 0.0,
+        phases: Default::default(),
+        reused_tree_of: None,
+        objects: 0,
+        built_at: crate::util::now_rfc3339(),
+        cached: false,
+    }
 }
 
 /// The build a pointer file (pre-build key → kernel key) leads to.

@@ -218,96 +218,22 @@ fn fill_step(s: &mut Step, with: &str) {
 }
 
 /// Read one pipeline; the axis name a marked word lands in, if any.
+/// Each program lab can run has its own reader below.
 fn read(p: &[Simple], src: &Src, into: &mut Scan) -> Option<String> {
     let last = p.last()?;
     let w: Vec<&str> = last.words.iter().map(String::as_str).collect();
     let prog = w[0].rsplit('/').next().unwrap_or(w[0]);
-    let marked = |s: &str| s.contains(MARK);
-    let push = |into: &mut Scan, s: Step| into.steps.push((s, src.clone()));
     match prog {
-        "dmsetup" if w.get(1) == Some(&"create") => {
-            let name = w.get(2).map(|n| n.to_string()).unwrap_or_default();
-            let table = match w.iter().position(|x| *x == "--table") {
-                Some(i) => w.get(i + 1).map(|t| t.to_string()),
-                None if p.len() > 1 && p[0].words[0] == "echo" => Some(p[0].words[1..].join(" ")),
-                None => None,
-            };
-            let Some(table) = table else {
-                into.unmapped.push((
-                    src.clone(),
-                    "a dm table lab cannot see (heredoc or file)".into(),
-                ));
-                return None;
-            };
-            let (t, axis) = dm_table(&table);
-            push(
-                into,
-                Step::Dm {
-                    name: name.trim_start_matches("/dev/mapper/").into(),
-                    target: t,
-                },
-            );
-            axis
-        }
+        "dmsetup" if w.get(1) == Some(&"create") => read_dmsetup(p, &w, src, into),
         "dmsetup" => None,
-        "echo" | "printf" => {
-            let value = w[1..].join(" ");
-            let path = last.redirect.clone().or_else(|| {
-                (p.len() == 2 && p[1].words.first().map(String::as_str) == Some("tee"))
-                    .then(|| p[1].words.last().cloned())
-                    .flatten()
-            });
-            match path {
-                Some(path) if path.starts_with("/sys/") || path.starts_with("/proc/") => {
-                    let axis = marked(&value)
-                        .then(|| path.rsplit('/').next().unwrap_or("knob").to_string());
-                    push(into, Step::Knob { path, value });
-                    axis
-                }
-                _ => None,
-            }
-        }
+        "echo" | "printf" => read_echo(p, &w, src, into),
         "tee" if p.len() == 2 => {
             let value = p[0].words[1..].join(" ");
             let path = w.last()?.to_string();
-            let axis =
-                marked(&value).then(|| path.rsplit('/').next().unwrap_or("knob").to_string());
-            push(into, Step::Knob { path, value });
-            axis
+            knob(path, value, src, into)
         }
-        "sysctl" => {
-            let kv = w.iter().skip(1).find(|x| x.contains('='))?;
-            let (k, v) = kv.split_once('=')?;
-            let path = format!("/proc/sys/{}", k.trim().replace('.', "/"));
-            let axis = marked(v).then(|| k.rsplit('.').next().unwrap_or(k).to_string());
-            push(
-                into,
-                Step::Knob {
-                    path,
-                    value: v.trim().into(),
-                },
-            );
-            axis
-        }
-        "modprobe" | "insmod" => {
-            let args: Vec<&str> = w[1..]
-                .iter()
-                .copied()
-                .filter(|x| !x.starts_with('-'))
-                .collect();
-            let module = args.first()?.trim_end_matches(".ko").replace('-', "_");
-            let params: Vec<(String, String)> = args[1..]
-                .iter()
-                .filter_map(|a| a.split_once('='))
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect();
-            let axis = params
-                .iter()
-                .find(|(_, v)| marked(v))
-                .map(|(k, _)| k.clone());
-            push(into, Step::Module { module, params });
-            axis
-        }
+        "sysctl" => read_sysctl(&w, src, into),
+        "modprobe" | "insmod" => read_modprobe(&w, src, into),
         "mkfs" | "mke2fs" => {
             let i = w.iter().position(|x| *x == "-t")?;
             let fs = w.get(i + 1)?.to_string();
@@ -323,29 +249,7 @@ fn read(p: &[Simple], src: &Src, into: &mut Scan) -> Option<String> {
             let fs = p.trim_start_matches("mkfs.").to_string();
             mkfs(fs, &w[1..], src, into)
         }
-        "mount" => {
-            let (mut fs, mut options, mut pos) = (None, String::new(), vec![]);
-            let mut it = w[1..].iter();
-            while let Some(a) = it.next() {
-                match *a {
-                    "-t" => fs = it.next().map(|x| x.to_string()),
-                    "-o" => options = it.next().map(|x| x.to_string()).unwrap_or_default(),
-                    x if x.starts_with('-') => {}
-                    x => pos.push(x.to_string()),
-                }
-            }
-            let [device, dir] = <[String; 2]>::try_from(pos).ok()?;
-            push(
-                into,
-                Step::Mount {
-                    device,
-                    dir,
-                    fs,
-                    options,
-                },
-            );
-            None
-        }
+        "mount" => read_mount(&w, src, into),
         // fio's own peak-IOPS tool: the same I/O as one fio job.
         "io_uring" if w[0].ends_with("t/io_uring") => {
             into.fio.push(t_io_uring(&w[1..], src));
@@ -361,47 +265,157 @@ fn read(p: &[Simple], src: &Src, into: &mut Scan) -> Option<String> {
             }
             axis
         }
-        "perf" if w.get(1) == Some(&"stat") => {
-            let mut i = 2;
-            while i < w.len() {
-                match w[i] {
-                    "-e" | "--event" => {
-                        if let Some(e) = w.get(i + 1) {
-                            for ev in e.split(',') {
-                                if !into.perf_events.iter().any(|x| x == ev) {
-                                    into.perf_events.push(ev.to_string());
-                                }
-                            }
-                        }
-                        i += 2;
-                    }
-                    "-a" | "--all-cpus" => {
-                        into.perf_system_wide = true;
-                        i += 1;
-                    }
-                    "--" => {
-                        i += 1;
-                        break;
-                    }
-                    x if x.starts_with('-') => i += 1,
-                    _ => break,
-                }
-            }
-            let inner = Simple {
-                words: last.words.get(i..).unwrap_or_default().to_vec(),
-                redirect: None,
-            };
-            if inner.words.is_empty() {
-                return None;
-            }
-            read(&[inner], src, into)
-        }
+        "perf" if w.get(1) == Some(&"stat") => read_perf_stat(last, &w, src, into),
         _ => {
             into.unmapped
                 .push((src.clone(), format!("lab does not run `{prog}`")));
             None
         }
     }
+}
+
+fn marked(s: &str) -> bool {
+    s.contains(MARK)
+}
+
+/// `dmsetup create NAME --table T`, or the table echoed into it.
+fn read_dmsetup(p: &[Simple], w: &[&str], src: &Src, into: &mut Scan) -> Option<String> {
+    let name = w.get(2).map(|n| n.to_string()).unwrap_or_default();
+    let table = match w.iter().position(|x| *x == "--table") {
+        Some(i) => w.get(i + 1).map(|t| t.to_string()),
+        None if p.len() > 1 && p[0].words[0] == "echo" => Some(p[0].words[1..].join(" ")),
+        None => None,
+    };
+    let Some(table) = table else {
+        into.unmapped.push((
+            src.clone(),
+            "a dm table lab cannot see (heredoc or file)".into(),
+        ));
+        return None;
+    };
+    let (t, axis) = dm_table(&table);
+    let step = Step::Dm {
+        name: name.trim_start_matches("/dev/mapper/").into(),
+        target: t,
+    };
+    into.steps.push((step, src.clone()));
+    axis
+}
+
+/// `echo V > /sys/...` or `echo V | tee /sys/...`: a knob.
+fn read_echo(p: &[Simple], w: &[&str], src: &Src, into: &mut Scan) -> Option<String> {
+    let value = w[1..].join(" ");
+    let path = p.last()?.redirect.clone().or_else(|| {
+        (p.len() == 2 && p[1].words.first().map(String::as_str) == Some("tee"))
+            .then(|| p[1].words.last().cloned())
+            .flatten()
+    })?;
+    (path.starts_with("/sys/") || path.starts_with("/proc/"))
+        .then(|| knob(path, value, src, into))
+        .flatten()
+}
+
+/// A knob step; its file's name is the axis when the value is marked.
+fn knob(path: String, value: String, src: &Src, into: &mut Scan) -> Option<String> {
+    let axis = marked(&value).then(|| path.rsplit('/').next().unwrap_or("knob").to_string());
+    into.steps.push((Step::Knob { path, value }, src.clone()));
+    axis
+}
+
+/// `sysctl a.b.c=v`: the knob under /proc/sys.
+fn read_sysctl(w: &[&str], src: &Src, into: &mut Scan) -> Option<String> {
+    let kv = w.iter().skip(1).find(|x| x.contains('='))?;
+    let (k, v) = kv.split_once('=')?;
+    let path = format!("/proc/sys/{}", k.trim().replace('.', "/"));
+    let axis = marked(v).then(|| k.rsplit('.').next().unwrap_or(k).to_string());
+    let step = Step::Knob {
+        path,
+        value: v.trim().into(),
+    };
+    into.steps.push((step, src.clone()));
+    axis
+}
+
+/// `modprobe MODULE k=v ...`: the parameter whose value is marked is
+/// the axis.
+fn read_modprobe(w: &[&str], src: &Src, into: &mut Scan) -> Option<String> {
+    let args: Vec<&str> = w[1..]
+        .iter()
+        .copied()
+        .filter(|x| !x.starts_with('-'))
+        .collect();
+    let module = args.first()?.trim_end_matches(".ko").replace('-', "_");
+    let params: Vec<(String, String)> = args[1..]
+        .iter()
+        .filter_map(|a| a.split_once('='))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let axis = params
+        .iter()
+        .find(|(_, v)| marked(v))
+        .map(|(k, _)| k.clone());
+    into.steps
+        .push((Step::Module { module, params }, src.clone()));
+    axis
+}
+
+/// `mount [-t FS] [-o OPTS] DEVICE DIR`.
+fn read_mount(w: &[&str], src: &Src, into: &mut Scan) -> Option<String> {
+    let (mut fs, mut options, mut pos) = (None, String::new(), vec![]);
+    let mut it = w[1..].iter();
+    while let Some(a) = it.next() {
+        match *a {
+            "-t" => fs = it.next().map(|x| x.to_string()),
+            "-o" => options = it.next().map(|x| x.to_string()).unwrap_or_default(),
+            x if x.starts_with('-') => {}
+            x => pos.push(x.to_string()),
+        }
+    }
+    let [device, dir] = <[String; 2]>::try_from(pos).ok()?;
+    let step = Step::Mount {
+        device,
+        dir,
+        fs,
+        options,
+    };
+    into.steps.push((step, src.clone()));
+    None
+}
+
+/// `perf stat [-e EVENTS] [-a] -- COMMAND`: the events are counted, and
+/// the command is read as if it stood alone.
+fn read_perf_stat(last: &Simple, w: &[&str], src: &Src, into: &mut Scan) -> Option<String> {
+    let mut i = 2;
+    while i < w.len() {
+        match w[i] {
+            "-e" | "--event" => {
+                for ev in w.get(i + 1).iter().flat_map(|e| e.split(',')) {
+                    if !into.perf_events.iter().any(|x| x == ev) {
+                        into.perf_events.push(ev.to_string());
+                    }
+                }
+                i += 2;
+            }
+            "-a" | "--all-cpus" => {
+                into.perf_system_wide = true;
+                i += 1;
+            }
+            "--" => {
+                i += 1;
+                break;
+            }
+            x if x.starts_with('-') => i += 1,
+            _ => break,
+        }
+    }
+    let inner = Simple {
+        words: last.words.get(i..).unwrap_or_default().to_vec(),
+        redirect: None,
+    };
+    if inner.words.is_empty() {
+        return None;
+    }
+    read(&[inner], src, into)
 }
 
 fn mkfs(fs: String, args: &[&str], src: &Src, into: &mut Scan) -> Option<String> {

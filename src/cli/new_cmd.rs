@@ -117,7 +117,7 @@ fn summary(shown: &str, d: &draft::Draft) -> String {
         None => writeln!(o, "  runnable  yes"),
         Some(why) => writeln!(
             o,
-            "  runnable  no: could not work out what the mail's fio job opens:\n    {}",
+            "  runnable  no: could not work out what the mail's fio job opens, or a\n    device its setup needs:\n    {}",
             wrap(&crate::util::clip(why, 300), 66).join("\n    ")
         ),
     };

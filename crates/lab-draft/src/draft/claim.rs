@@ -387,6 +387,11 @@ pub fn draft(n: usize, t: &ClaimTable, ctx: &Ctx) -> Result<ClaimDraft, String> 
     columns(&mut c, t, &sides, ctx);
     group_variants(&mut c, t);
     let rows_are_variants = rows(&mut c, t, &caption, ctx)?;
+    // A claim has one `metrics:` map: when the rows name the metrics,
+    // the columns cannot name them too.
+    if matches!(c.rows, Rows::Metrics(_)) {
+        c.column_metrics.clear();
+    }
     if c.columns.is_empty() && !rows_are_variants {
         one_variant_columns(&mut c, t, &sides, &caption)?;
     }

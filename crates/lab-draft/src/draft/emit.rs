@@ -117,6 +117,34 @@ pub fn q(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| format!("\"{s}\""))
 }
 
+/// A mapping's entries with each key once: YAML refuses a key twice, and
+/// the binder, which matches labels without regard to case, would use the
+/// first anyway. A mail's table may repeat a column name (`IOS/call` for
+/// both halves of `32/31`): a repeat with the same mapping is dropped; one
+/// with another mapping is named in a comment at `indent`.
+fn unique_keys<'a>(
+    out: &mut String,
+    indent: usize,
+    entries: &'a [(String, String)],
+) -> Vec<(&'a String, &'a String)> {
+    let mut kept: Vec<(&String, &String)> = Vec::new();
+    for (k, v) in entries {
+        let same = |x: &&String| x.trim().eq_ignore_ascii_case(k.trim());
+        match kept.iter().find(|(x, _)| same(x)) {
+            None => kept.push((k, v)),
+            Some((_, first)) if *first == v => {}
+            Some((x, first)) => comment(
+                out,
+                indent,
+                &format!(
+                    "The mail names two columns or rows '{x}'; both bind as the first: {first} (the other would be {v})."
+                ),
+            ),
+        }
+    }
+    kept
+}
+
 /// Comment lines, wrapped to 72 columns at `indent`.
 fn comment(out: &mut String, indent: usize, text: &str) {
     // YAML allows no control characters, comments included: a mail's
@@ -462,7 +490,7 @@ fn claim(c: &ClaimDraft, mail: &str) -> String {
         Rows::Variants => o.push_str("    rows: variant\n"),
         Rows::Metrics(ms) => {
             o.push_str("    rows: metric\n    metrics:\n");
-            for (label, m) in ms {
+            for (label, m) in unique_keys(&mut o, 6, ms) {
                 if let Some((_, why)) = c.skipped.iter().find(|(l, _)| l == label) {
                     comment(&mut o, 6, &format!("not a claim: {why}"));
                 }
@@ -473,27 +501,26 @@ fn claim(c: &ClaimDraft, mail: &str) -> String {
     }
     if !c.row_variants.is_empty() {
         o.push_str("    row_variants:\n");
-        for (a, v) in &c.row_variants {
+        for (a, v) in unique_keys(&mut o, 6, &c.row_variants) {
             o.push_str(&format!("      {}: {}\n", q(a), q(v)));
         }
     }
     if !c.aliases.is_empty() {
         o.push_str("    aliases:\n");
-        for (a, v) in &c.aliases {
+        for (a, v) in unique_keys(&mut o, 6, &c.aliases) {
             o.push_str(&format!("      {}: {}\n", q(a), q(v)));
         }
     }
     if !c.columns.is_empty() {
-        let cols: Vec<String> = c
-            .columns
-            .iter()
+        let cols: Vec<String> = unique_keys(&mut o, 4, &c.columns)
+            .into_iter()
             .map(|(k, v)| format!("{}: {}", q(k), q(v)))
             .collect();
         o.push_str(&format!("    columns: {{{}}}\n", cols.join(", ")));
     }
     if !c.column_metrics.is_empty() {
         o.push_str("    metrics:\n");
-        for (col, m) in &c.column_metrics {
+        for (col, m) in unique_keys(&mut o, 6, &c.column_metrics) {
             if let Some((_, why)) = c.skipped.iter().find(|(l, _)| l == col) {
                 comment(&mut o, 6, &format!("not a claim: {why}"));
             }
@@ -523,9 +550,8 @@ fn claim(c: &ClaimDraft, mail: &str) -> String {
         crate::matrix::schema::DEFAULT_TOLERANCE
     ));
     if !c.conditions.is_empty() {
-        let cs: Vec<String> = c
-            .conditions
-            .iter()
+        let cs: Vec<String> = unique_keys(&mut o, 4, &c.conditions)
+            .into_iter()
             .map(|(k, v)| format!("{k}: {}", q(v)))
             .collect();
         o.push_str(&format!("    conditions: {{{}}}\n", cs.join(", ")));

@@ -85,8 +85,9 @@ pub fn draft(raw: &[u8], opts: &Options, out: &Path) -> Result<Draft> {
     loop {
         let yaml = p.yaml();
         let unrunnable = |e: &anyhow::Error| {
-            let text = format!("{e:#}");
-            text.contains(crate::matrix::UNRUNNABLE).then_some(text)
+            e.chain()
+                .any(|c| c.is::<crate::matrix::Unrunnable>())
+                .then(|| format!("{e:#}"))
         };
         let m = match crate::matrix::Matrix::parse(out, &yaml) {
             Ok(m) => m,

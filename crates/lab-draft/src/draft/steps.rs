@@ -318,8 +318,22 @@ fn read_echo(p: &[Simple], w: &[&str], src: &Src, into: &mut Scan) -> Option<Str
 /// A knob step; its file's name is the axis when the value is marked.
 fn knob(path: String, value: String, src: &Src, into: &mut Scan) -> Option<String> {
     let axis = marked(&value).then(|| path.rsplit('/').next().unwrap_or("knob").to_string());
-    into.steps.push((Step::Knob { path, value }, src.clone()));
+    push_knob(path, value, src, into);
     axis
+}
+
+/// A knob step, unless its path is one lab cannot write as given: a
+/// placeholder the mail leaves to the reader (`/sys/fs/btrfs/<uuid>/`)
+/// or characters no sysfs path has. That one is named, not drafted.
+fn push_knob(path: String, value: String, src: &Src, into: &mut Scan) {
+    if crate::matrix::is_path(&path) {
+        into.steps.push((Step::Knob { path, value }, src.clone()));
+    } else {
+        into.unmapped.push((
+            src.clone(),
+            format!("the knob path '{path}' is not one lab can write (a placeholder?)"),
+        ));
+    }
 }
 
 /// `sysctl a.b.c=v`: the knob under /proc/sys.
@@ -328,11 +342,7 @@ fn read_sysctl(w: &[&str], src: &Src, into: &mut Scan) -> Option<String> {
     let (k, v) = kv.split_once('=')?;
     let path = format!("/proc/sys/{}", k.trim().replace('.', "/"));
     let axis = marked(v).then(|| k.rsplit('.').next().unwrap_or(k).to_string());
-    let step = Step::Knob {
-        path,
-        value: v.trim().into(),
-    };
-    into.steps.push((step, src.clone()));
+    push_knob(path, v.trim().into(), src, into);
     axis
 }
 

@@ -97,6 +97,12 @@ pub fn clean(j: &FioJob, device: &dyn Fn(&str) -> String) -> Job {
             ));
             continue;
         }
+        // A value read from a table or a pasted line that fio would
+        // refuse (`8t`, `16 | numjobs=1`): left out, the draft says so.
+        if let Some(e) = crate::matrix::fio_value_error(k, v) {
+            out.dropped.push(format!("--{k}={v}: {e}"));
+            continue;
+        }
         match k.as_str() {
             "filename" => out.set(k, &device(&unvar_mapper(v)), None),
             "cpus_allowed"

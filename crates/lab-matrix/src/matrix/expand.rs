@@ -385,13 +385,18 @@ fn cells(m: &Matrix, boots: &[BootSpec]) -> Result<(Vec<CellSpec>, Vec<AxisValue
                 .with_context(ctx)?;
             let workload = cell_workload(m, &vars)
                 .map_err(|e| m.err_at_line(m.workload_at, format!("cell {id}: {e:#}")))?;
-            super::stack::check_cell(&setup, workload.as_ref(), b).map_err(|e| match e {
-                super::stack::CellError::Step(i, e) => {
-                    let at = m.setup_at.get(i).copied().unwrap_or((0, 0));
-                    m.err_at_line(at, format!("cell {id}: setup[{i}]: {e}"))
-                }
-                super::stack::CellError::Workload(e) => {
-                    m.err_at_line(m.workload_at, format!("cell {id}: workload: {e}"))
+            super::stack::check_cell(&setup, workload.as_ref(), b).map_err(|e| {
+                let located = match e.step {
+                    Some(i) => {
+                        let at = m.setup_at.get(i).copied().unwrap_or((0, 0));
+                        m.err_at_line(at, format!("cell {id}: setup[{i}]: {}", e.msg))
+                    }
+                    None => m.err_at_line(m.workload_at, format!("cell {id}: workload: {}", e.msg)),
+                };
+                if e.missing {
+                    anyhow::Error::new(super::stack::Unrunnable(located.to_string()))
+                } else {
+                    located
                 }
             })?;
             cells.push(CellSpec {

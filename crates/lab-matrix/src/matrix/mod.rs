@@ -19,6 +19,7 @@ pub mod perf;
 pub mod schema;
 pub mod shard;
 mod stack;
+pub use stack::{fio_value_error, is_path};
 pub mod template;
 mod validate;
 mod yaml_error;
@@ -31,7 +32,7 @@ pub use fragments::Fragment;
 pub use schema::{Scalar, SetupStep, Workload};
 /// The words of the plan error for a fio target no step creates; `lab new`
 /// looks for them to say its draft is not runnable.
-pub use stack::UNRUNNABLE;
+pub use stack::Unrunnable;
 
 use anyhow::{Result, anyhow};
 use schema::{KernelAxisDef, Loc, MatrixFile, OrderedMap, PatchDef, VariantDef};

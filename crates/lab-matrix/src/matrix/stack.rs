@@ -16,7 +16,7 @@ fn is_name(s: &str) -> bool {
 }
 
 /// Characters of a device or directory path.
-fn is_path(s: &str) -> bool {
+pub fn is_path(s: &str) -> bool {
     s.starts_with('/')
         && s.chars()
             .all(|c| c.is_ascii_alphanumeric() || "/._-+:@".contains(c))
@@ -34,6 +34,8 @@ struct Devices {
     shell: bool,
     /// Directories a mount step mounted.
     mounts: Vec<String>,
+    /// The last error was a device nothing makes, not a malformed step.
+    missing: bool,
 }
 
 impl Devices {
@@ -75,7 +77,7 @@ impl Devices {
 
 /// Check one cell's rendered steps; the error names the step's index
 /// and key, and the caller adds the step's location.
-fn check(steps: &[SetupStep], boot: &BootSpec) -> Result<Devices, (usize, String)> {
+fn check(steps: &[SetupStep], boot: &BootSpec) -> Result<Devices, (usize, String, bool)> {
     // null_blk is built in: without parameters it makes /dev/nullb0.
     let nullb = if boot.null_blk.is_empty() {
         1
@@ -92,11 +94,21 @@ fn check(steps: &[SetupStep], boot: &BootSpec) -> Result<Devices, (usize, String
         configfs_nullb: false,
         shell: false,
         mounts: vec![],
+        missing: false,
     };
     for (i, s) in steps.iter().enumerate() {
-        step(s, &mut d).map_err(|e| (i, e))?;
+        step(s, &mut d).map_err(|e| (i, e, d.missing))?;
     }
     Ok(d)
+}
+
+/// Why fio would refuse `value` for option `key`, for the options whose
+/// values lab checks before a guest runs them: `numjobs` and `iodepth`
+/// take a whole number, `runtime` also a duration (`30s`).
+pub fn fio_value_error(key: &str, value: &str) -> Option<String> {
+    let checked = matches!(key, "numjobs" | "iodepth" | "runtime");
+    let ok = value.trim().parse::<u64>().is_ok() || (key == "runtime" && is_duration(value));
+    (checked && !ok).then(|| format!("{key} '{value}': fio takes a whole number here"))
 }
 
 /// Check one cell: its steps (the error names the step's index), then
@@ -109,7 +121,11 @@ pub fn check_cell(
     workload: Option<&super::schema::Workload>,
     boot: &BootSpec,
 ) -> Result<(), CellError> {
-    let d = check(steps, boot).map_err(|(i, e)| CellError::Step(i, e))?;
+    let d = check(steps, boot).map_err(|(i, msg, missing)| CellError {
+        step: Some(i),
+        msg,
+        missing,
+    })?;
     let Some(super::schema::Workload::Fio(f)) = workload else {
         return Ok(());
     };
@@ -120,13 +136,8 @@ pub fn check_cell(
         ("iodepth", &f.iodepth),
         ("runtime", &f.runtime),
     ] {
-        if let Some(v) = v {
-            let s = v.to_string();
-            if s.trim().parse::<u64>().is_err() && !(k == "runtime" && is_duration(&s)) {
-                return Err(CellError::Workload(format!(
-                    "{k} '{s}': fio takes a whole number here"
-                )));
-            }
+        if let Some(e) = v.as_ref().and_then(|v| fio_value_error(k, &v.to_string())) {
+            return Err(CellError::workload(e, false));
         }
     }
     if d.shell {
@@ -168,22 +179,26 @@ pub fn check_cell(
         (_, Some(jobs)) if !f.jobs.is_empty() => jobs,
         (Some(g), _) => g,
         _ => {
-            return Err(CellError::Workload(
+            return Err(CellError::workload(
                 "filename: the fio job names no file or device, so it would write into the \
                  guest's root file system; give filename: a device of the boot, \
                  /dev/mapper/NAME of a dm step, or a file under a mount"
                     .into(),
+                true,
             ));
         }
     };
     for file in files {
         if file.starts_with("/dev/") {
             if !d.has(&file) {
-                return Err(CellError::Workload(format!(
-                    "filename '{file}': no device of the boot and no setup step makes it \
-                     (known: {})",
-                    d.known()
-                )));
+                return Err(CellError::workload(
+                    format!(
+                        "filename '{file}': no device of the boot and no setup step makes it \
+                         (known: {})",
+                        d.known()
+                    ),
+                    true,
+                ));
             }
         } else if !d.mounts.iter().any(|m| under(&file, m)) {
             let mounts = if d.mounts.is_empty() {
@@ -191,25 +206,51 @@ pub fn check_cell(
             } else {
                 d.mounts.join(", ")
             };
-            return Err(CellError::Workload(format!(
-                "filename '{file}': not under a directory a mount step mounts (mounts: {mounts}); \
-                 add mkfs and mount steps, or name a device"
-            )));
+            return Err(CellError::workload(
+                format!(
+                    "filename '{file}': not under a directory a mount step mounts (mounts: {mounts}); \
+                     add mkfs and mount steps, or name a device"
+                ),
+                true,
+            ));
         }
     }
     Ok(())
 }
 
-/// The words every "the job opens nothing the cell makes" error holds,
-/// so `lab new` can tell a draft it could not finish from its own bug.
-pub const UNRUNNABLE: &str = "workload: filename";
-
-/// What [`check_cell`] found wrong: a setup step (by index) or the
-/// workload.
+/// A cell that needs a device or a file that nothing in it makes: the
+/// matrix is well formed but cannot run as written. It sits in the error
+/// chain so that `lab new` can tell a draft it could not finish from a
+/// bug of its own.
 #[derive(Debug)]
-pub enum CellError {
-    Step(usize, String),
-    Workload(String),
+pub struct Unrunnable(pub String);
+
+impl std::fmt::Display for Unrunnable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Unrunnable {}
+
+/// What [`check_cell`] found wrong: a setup step (by index) or, without
+/// one, the workload.
+#[derive(Debug)]
+pub struct CellError {
+    pub step: Option<usize>,
+    pub msg: String,
+    /// It needs a device or file that nothing makes ([`Unrunnable`]).
+    pub missing: bool,
+}
+
+impl CellError {
+    fn workload(msg: String, missing: bool) -> CellError {
+        CellError {
+            step: None,
+            msg,
+            missing,
+        }
+    }
 }
 
 /// fio's time values: `30`, `30s`, `2m`, `500ms`.
@@ -228,13 +269,14 @@ fn under(path: &str, dir: &str) -> bool {
         .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
 }
 
-fn need(d: &Devices, key: &str, dev: &str) -> Result<(), String> {
+fn need(d: &mut Devices, key: &str, dev: &str) -> Result<(), String> {
     if !is_path(dev) {
         return Err(format!(
             "{key} '{dev}': a device is an absolute path of letters, digits and /._-+:@"
         ));
     }
     if !d.has(dev) {
+        d.missing = true;
         return Err(format!(
             "{key} '{dev}' does not exist in the guest and no earlier step makes it (known: {})",
             d.known()

@@ -14,9 +14,9 @@ pub struct BootArgs {
     /// A kernel: its cache entry directory, a cache key (prefix), or an image file with --arch.
     #[arg(long)]
     pub kernel: String,
-    /// The arch of a bare image file.
-    #[arg(long)]
-    pub arch: Option<String>,
+    /// The arch of a bare image file (x86_64, amd64, arm64, aarch64).
+    #[arg(long, value_parser = super::arch)]
+    pub arch: Option<Arch>,
     #[arg(long, value_parser = parse_accel)]
     pub accel: Option<Accel>,
     /// Guest CPUs (1 to 256).
@@ -56,7 +56,7 @@ pub struct BootArgs {
 pub fn resolve_kernel(
     cache: &crate::cache::Cache,
     spec: &str,
-    arch: Option<&str>,
+    arch: Option<Arch>,
 ) -> Result<(PathBuf, Arch, Option<KernelBuild>)> {
     let p = Path::new(spec);
     if p.join("meta.json").is_file() {
@@ -64,9 +64,7 @@ pub fn resolve_kernel(
         return Ok((b.image.clone(), b.arch, Some(b)));
     }
     if p.is_file() {
-        let arch = arch
-            .and_then(Arch::parse)
-            .context("a bare kernel image needs --arch x86_64 or --arch arm64")?;
+        let arch = arch.context("a bare kernel image needs --arch x86_64 or --arch arm64")?;
         return Ok((p.to_path_buf(), arch, None));
     }
     let hits: Vec<_> = cache
@@ -99,7 +97,7 @@ pub fn boot_cmd(a: &BootArgs) -> Result<i32> {
     let cache = crate::cache::Cache::open_default()?;
     // Which kernel and arch is what the user gave: a miss is exit 3.
     let (image, arch, build) =
-        resolve_kernel(&cache, &a.kernel, a.arch.as_deref()).map_err(crate::error::input)?;
+        resolve_kernel(&cache, &a.kernel, a.arch).map_err(crate::error::input)?;
     let events = super::ui::attach(crate::events::Events::silent());
     let tmp = tempfile::tempdir()?;
     let dir = a.dir.clone().unwrap_or_else(|| tmp.path().to_path_buf());

@@ -203,8 +203,30 @@ impl Proposal {
         notes(&mut o, 0, &self.head);
         o.push_str(&format!("version: 1\nname: {}\n", q(&self.name)));
         o.push_str(&format!("description: {}\n\n", q(&self.description)));
+        self.yaml_kernel(&mut o);
+        self.yaml_variants(&mut o);
+        self.yaml_boot(&mut o);
+        self.yaml_setup(&mut o);
+        self.yaml_workloads(&mut o);
+        o.push_str(&format!(
+            "\nmetrics: {}\nrepetitions: 3\ninterleave: true\n",
+            list(&self.metrics)
+        ));
+        o.push_str("\nverdict:\n  noise: 5%\n  max_cv: 10%\n");
+        if !self.claims.is_empty() {
+            o.push_str("\nclaims:\n");
+            for c in &self.claims {
+                o.push_str(&claim(c, &self.claim_mail));
+            }
+        }
+        self.yaml_left_out(&mut o);
+        o
+    }
+
+    /// `kernel:`: the source, base and fragments, and the config lines with why.
+    fn yaml_kernel(&self, o: &mut String) {
         o.push_str("kernel:\n");
-        notes(&mut o, 2, &self.source_notes);
+        notes(o, 2, &self.source_notes);
         o.push_str(&format!(
             "  source: {}\n  base: tinyconfig\n  fragments: [base]\n",
             q(&self.source)
@@ -214,14 +236,18 @@ impl Proposal {
             let mut last = None;
             for (line, why) in &self.config {
                 if last != Some(why) {
-                    comment(&mut o, 4, why);
+                    comment(o, 4, why);
                 }
                 last = Some(why);
                 o.push_str(&format!("    - {}\n", q(line)));
             }
         }
+    }
+
+    /// `variants:` with their patches.
+    fn yaml_variants(&self, o: &mut String) {
         o.push_str("\nvariants:\n");
-        notes(&mut o, 2, &self.variant_notes);
+        notes(o, 2, &self.variant_notes);
         for v in &self.variants {
             o.push_str(&format!(
                 "  - name: {}\n    description: {}\n",
@@ -230,7 +256,7 @@ impl Proposal {
             ));
             if v.fuzz > 0 {
                 comment(
-                    &mut o,
+                    o,
                     4,
                     "A mail's patch rarely matches a Debian tree line for line; lab records every hunk that needed fuzz.",
                 );
@@ -255,8 +281,12 @@ impl Proposal {
                 }
             }
         }
+    }
+
+    /// `kernel_axes:` and `boot:`: arch, HZ, CPUs, memory, null_blk and NVMe.
+    fn yaml_boot(&self, o: &mut String) {
         o.push_str("\nkernel_axes:\n");
-        notes(&mut o, 2, &self.kernel_notes);
+        notes(o, 2, &self.kernel_notes);
         o.push_str(&format!("  arch: {}\n", list(&self.arch)));
         if !self.hz.is_empty() {
             o.push_str("  hz:\n");
@@ -265,7 +295,7 @@ impl Proposal {
             }
         }
         o.push_str("\nboot:\n");
-        notes(&mut o, 2, &self.boot_notes);
+        notes(o, 2, &self.boot_notes);
         o.push_str(&format!(
             "  cpus: {}\n  memory: {}\n",
             self.cpus, self.memory
@@ -287,11 +317,15 @@ impl Proposal {
                 }
             }
         }
+    }
+
+    /// `run_axes:` and `setup:`, each with the mail's words it came from.
+    fn yaml_setup(&self, o: &mut String) {
         if !self.run_axes.is_empty() {
             o.push_str("\nrun_axes:\n");
             for (name, values, note) in &self.run_axes {
                 if let Some(n) = note {
-                    comment(&mut o, 2, n);
+                    comment(o, 2, n);
                 }
                 o.push_str(&format!("  {}: {}\n", q(name), list(values)));
             }
@@ -300,13 +334,17 @@ impl Proposal {
             o.push_str("\nsetup:\n");
             for (s, note) in &self.setup {
                 if let Some(n) = note {
-                    comment(&mut o, 2, n);
+                    comment(o, 2, n);
                 }
                 o.push_str(&step(s));
             }
         }
+    }
+
+    /// The fio workload or workloads, derived metrics and perf events.
+    fn yaml_workloads(&self, o: &mut String) {
         o.push('\n');
-        notes(&mut o, 0, &self.workload_notes);
+        notes(o, 0, &self.workload_notes);
         match &self.workloads {
             Some(Workloads::One(j)) => {
                 o.push_str("workload:\n  fio:\n");
@@ -334,32 +372,24 @@ impl Proposal {
                 o.push_str("  system_wide: true\n");
             }
         }
-        o.push_str(&format!(
-            "\nmetrics: {}\nrepetitions: 3\ninterleave: true\n",
-            list(&self.metrics)
-        ));
-        o.push_str("\nverdict:\n  noise: 5%\n  max_cv: 10%\n");
-        if !self.claims.is_empty() {
-            o.push_str("\nclaims:\n");
-            for c in &self.claims {
-                o.push_str(&claim(c, &self.claim_mail));
-            }
-        }
+    }
+
+    /// Comments for the tables and commands the draft does not use.
+    fn yaml_left_out(&self, o: &mut String) {
         if !self.unclaimed.is_empty() {
             o.push('\n');
-            comment(&mut o, 0, "Tables of the mail that are no claim here:");
+            comment(o, 0, "Tables of the mail that are no claim here:");
             for u in &self.unclaimed {
-                comment(&mut o, 0, &format!("- {u}"));
+                comment(o, 0, &format!("- {u}"));
             }
         }
         if !self.unmapped.is_empty() {
             o.push('\n');
-            comment(&mut o, 0, "Commands of the mail that lab does not map:");
+            comment(o, 0, "Commands of the mail that lab does not map:");
             for u in &self.unmapped {
-                comment(&mut o, 0, &format!("- {u}"));
+                comment(o, 0, &format!("- {u}"));
             }
         }
-        o
     }
 }
 

@@ -31,7 +31,21 @@ fn failure(kind: NonSuccessKind, ty: &str, message: String, description: String)
 pub fn render(r: &Report) -> Result<String> {
     let mut report = quick_junit::Report::new(format!("lab {}", r.title));
     let prefix = format!("lab.{}", r.matrix.name);
+    let (cmp_suite, total) = comparisons(r, &prefix);
+    report.add_test_suite(cmp_suite);
+    if !r.claims.is_empty() {
+        report.add_test_suite(claims(r, &prefix));
+    }
+    report.add_test_suite(run(r, &prefix));
+    report.set_time(secs(total));
 
+    let xml = report.to_string()?;
+    Ok(strip_skipped(&xml))
+}
+
+/// One test case per comparison, failed when it is a regression; the
+/// suite's time, the cells' own, is returned beside it.
+fn comparisons(r: &Report, prefix: &str) -> (TestSuite, f64) {
     let mut cmp_suite = TestSuite::new(format!("{}: comparisons", r.title));
     let mut total = 0.0;
     for g in &r.groups {
@@ -97,7 +111,7 @@ pub fn render(r: &Report) -> Result<String> {
             let t = cell_secs(&c.variant) + cell_secs(&c.base_variant);
             total += t;
             tc.set_classname(if g.config.is_empty() {
-                prefix.clone()
+                prefix.to_string()
             } else {
                 format!("{prefix}.{}", g.config)
             })
@@ -106,67 +120,72 @@ pub fn render(r: &Report) -> Result<String> {
         }
     }
     cmp_suite.set_time(secs(total));
-    report.add_test_suite(cmp_suite);
+    (cmp_suite, total)
+}
 
-    if !r.claims.is_empty() {
-        let mut suite = TestSuite::new(format!("{}: claims", r.title));
-        for c in &r.claims {
-            let detail = format!(
-                "claim {} ({}={} {}): claimed {} {}, measured {} {}, ratio {}, tolerance {}, {}{}",
-                c.claim,
-                c.row_axis,
-                c.row_key,
-                c.column,
-                num::opt_value(c.claimed),
-                c.unit,
-                num::opt_value(c.measured),
-                c.unit,
-                num::ratio(c.ratio),
-                num::percent(c.tolerance),
-                c.status,
-                if c.reasons.is_empty() {
-                    String::new()
-                } else {
-                    format!("\n{}", c.reasons.join("\n"))
-                }
-            );
-            let status = if c.status == ClaimStatus::NotReproduced {
-                failure(
-                    NonSuccessKind::Failure,
-                    "unmet-claim",
-                    format!(
-                        "claimed {} {}, measured {} {} (ratio {}, tolerance {})",
-                        num::opt_value(c.claimed),
-                        c.unit,
-                        num::opt_value(c.measured),
-                        c.unit,
-                        num::ratio(c.ratio),
-                        num::percent(c.tolerance)
-                    ),
-                    detail,
-                )
+/// One test case per claimed value, failed when it is not reproduced.
+fn claims(r: &Report, prefix: &str) -> TestSuite {
+    let mut suite = TestSuite::new(format!("{}: claims", r.title));
+    for c in &r.claims {
+        let detail = format!(
+            "claim {} ({}={} {}): claimed {} {}, measured {} {}, ratio {}, tolerance {}, {}{}",
+            c.claim,
+            c.row_axis,
+            c.row_key,
+            c.column,
+            num::opt_value(c.claimed),
+            c.unit,
+            num::opt_value(c.measured),
+            c.unit,
+            num::ratio(c.ratio),
+            num::percent(c.tolerance),
+            c.status,
+            if c.reasons.is_empty() {
+                String::new()
             } else {
-                TestCaseStatus::success()
-            };
-            // The status is in the name: an unbound or not-applicable
-            // claim passes, but a reader of the CI page still sees it.
-            let name = if c.group.is_empty() {
+                format!("\n{}", c.reasons.join("\n"))
+            }
+        );
+        let status = if c.status == ClaimStatus::NotReproduced {
+            failure(
+                NonSuccessKind::Failure,
+                "unmet-claim",
                 format!(
-                    "claim {} {}={} {}: {}",
-                    c.claim, c.row_axis, c.row_key, c.column, c.status
-                )
-            } else {
-                format!("claim {} {} {}: {}", c.claim, c.group, c.variant, c.status)
-            };
-            let mut tc = TestCase::new(name, status);
-            tc.set_classname(format!("{prefix}.claims"))
-                .set_time(Duration::ZERO);
-            suite.add_test_case(tc);
-        }
-        suite.set_time(Duration::ZERO);
-        report.add_test_suite(suite);
+                    "claimed {} {}, measured {} {} (ratio {}, tolerance {})",
+                    num::opt_value(c.claimed),
+                    c.unit,
+                    num::opt_value(c.measured),
+                    c.unit,
+                    num::ratio(c.ratio),
+                    num::percent(c.tolerance)
+                ),
+                detail,
+            )
+        } else {
+            TestCaseStatus::success()
+        };
+        // The status is in the name: an unbound or not-applicable
+        // claim passes, but a reader of the CI page still sees it.
+        let name = if c.group.is_empty() {
+            format!(
+                "claim {} {}={} {}: {}",
+                c.claim, c.row_axis, c.row_key, c.column, c.status
+            )
+        } else {
+            format!("claim {} {} {}: {}", c.claim, c.group, c.variant, c.status)
+        };
+        let mut tc = TestCase::new(name, status);
+        tc.set_classname(format!("{prefix}.claims"))
+            .set_time(Duration::ZERO);
+        suite.add_test_case(tc);
     }
+    suite.set_time(Duration::ZERO);
+    suite
+}
 
+/// One test case: every planned cell finished and nothing kept lab from
+/// checking; an error (not a failure) otherwise.
+fn run(r: &Report, prefix: &str) -> TestSuite {
     let mut run = TestSuite::new(format!("{}: run", r.title));
     let complete = r.completeness.complete() && r.problems.is_empty();
     let status = if complete {
@@ -184,11 +203,7 @@ pub fn render(r: &Report) -> Result<String> {
         .set_time(Duration::ZERO);
     run.add_test_case(tc);
     run.set_time(Duration::ZERO);
-    report.add_test_suite(run);
-    report.set_time(secs(total));
-
-    let xml = report.to_string()?;
-    Ok(strip_skipped(&xml))
+    run
 }
 
 /// quick-junit always writes `skipped`, which the common JUnit schemas

@@ -449,30 +449,11 @@ fn assemble(
     if settings.gate.is_empty() {
         settings.gate = names.clone();
     }
-    // Claims need their metric's statistics even when it is not shown.
-    let mut stat_names = names.clone();
-    if kind == ReportKind::Run {
-        for m in main
-            .m
-            .matrix
-            .claims
-            .iter()
-            .flat_map(claim_match::metrics_of)
-        {
-            if !stat_names.contains(&m) {
-                stat_names.push(m);
-            }
-        }
-    }
     // A bound (a derived metric of axis values only) is drawn beside
     // each shown metric of its unit, so it needs its statistics too.
     let bounds: Vec<&crate::matrix::derived::DerivedSpec> =
         main.m.plan.derived.iter().filter(|d| d.bound).collect();
-    for b in &bounds {
-        if !stat_names.contains(&b.name) {
-            stat_names.push(b.name.clone());
-        }
-    }
+    let stat_names = stat_names(kind, main, &names, &bounds);
     let lower: BTreeSet<&String> = main.m.matrix.verdict.lower_is_better.iter().collect();
 
     // Groups in order of first appearance, variants in variant order.
@@ -491,71 +472,8 @@ fn assemble(
         es.sort_by_key(|e| rank(&e.variant));
         groups.push(group(sides, &es, &stat_names, &names, &settings, &lower));
     }
-
-    let metrics = names
-        .iter()
-        .map(|n| {
-            let unit = sides
-                .iter()
-                .flat_map(|s| s.cells.iter())
-                .flat_map(|c| c.metrics.iter())
-                .find(|m| &m.name == n)
-                .map(|m| m.unit.clone())
-                .unwrap_or_default();
-            let medians = groups
-                .iter()
-                .flat_map(|g| g.cells.iter())
-                .flat_map(|c| c.metrics.iter())
-                .filter(|m| &m.metric == n)
-                .filter_map(|m| m.summary.map(|s| s.median));
-            let (display_unit, scale) = super::numbers::display_unit(&unit, medians);
-            MetricInfo {
-                name: n.clone(),
-                unit: unit.clone(),
-                display_unit,
-                scale,
-                lower_is_better: lower.contains(n) || stats::lower_is_better(n),
-                gated: settings.gate.contains(n),
-                bound: bounds
-                    .iter()
-                    .find(|b| b.unit == unit && b.name != *n)
-                    .map(|b| b.name.clone()),
-            }
-        })
-        .collect();
-
-    let mut completeness = Completeness {
-        planned: 0,
-        done: 0,
-        missing: vec![],
-        failed: vec![],
-        boot_errors: vec![],
-    };
-    for s in sides {
-        let prefix = if sides.len() > 1 {
-            format!("{}: ", s.label)
-        } else {
-            String::new()
-        };
-        let c = completeness_of(s);
-        completeness.planned += c.planned;
-        completeness.done += c.done;
-        completeness
-            .missing
-            .extend(c.missing.into_iter().map(|mut r| {
-                r.cell = format!("{prefix}{}", r.cell);
-                r
-            }));
-        completeness
-            .failed
-            .extend(c.failed.into_iter().map(|mut r| {
-                r.cell = format!("{prefix}{}", r.cell);
-                r
-            }));
-        completeness
-            .boot_errors
-            .extend(c.boot_errors.into_iter().map(|b| format!("{prefix}{b}")));
-    }
+    let metrics = metric_infos(sides, &groups, &names, &settings, &lower, &bounds);
+    let completeness = completeness_all(sides);
     if sides.iter().all(|s| s.m.plan.cells.is_empty()) {
         problems.push(Problem::new(
             ProblemKind::EmptyPlan,
@@ -604,6 +522,117 @@ fn assemble(
         excluded: excluded(&main.m.plan, &groups_seen),
         context_diffs: vec![],
     }
+}
+
+/// The metrics whose statistics the report needs: the shown ones, those
+/// claims name (even when not shown), and the bounds drawn beside them.
+fn stat_names(
+    kind: ReportKind,
+    main: &Side,
+    names: &[String],
+    bounds: &[&crate::matrix::derived::DerivedSpec],
+) -> Vec<String> {
+    let mut stat_names = names.to_vec();
+    if kind == ReportKind::Run {
+        for m in main
+            .m
+            .matrix
+            .claims
+            .iter()
+            .flat_map(claim_match::metrics_of)
+        {
+            if !stat_names.contains(&m) {
+                stat_names.push(m);
+            }
+        }
+    }
+    for b in bounds {
+        if !stat_names.contains(&b.name) {
+            stat_names.push(b.name.clone());
+        }
+    }
+    stat_names
+}
+
+/// Each shown metric with its unit, the unit it is shown in, its
+/// direction, whether it gates, and the bound drawn beside it.
+fn metric_infos(
+    sides: &[Side],
+    groups: &[Group],
+    names: &[String],
+    settings: &Settings,
+    lower: &BTreeSet<&String>,
+    bounds: &[&crate::matrix::derived::DerivedSpec],
+) -> Vec<MetricInfo> {
+    names
+        .iter()
+        .map(|n| {
+            let unit = sides
+                .iter()
+                .flat_map(|s| s.cells.iter())
+                .flat_map(|c| c.metrics.iter())
+                .find(|m| &m.name == n)
+                .map(|m| m.unit.clone())
+                .unwrap_or_default();
+            let medians = groups
+                .iter()
+                .flat_map(|g| g.cells.iter())
+                .flat_map(|c| c.metrics.iter())
+                .filter(|m| &m.metric == n)
+                .filter_map(|m| m.summary.map(|s| s.median));
+            let (display_unit, scale) = super::numbers::display_unit(&unit, medians);
+            MetricInfo {
+                name: n.clone(),
+                unit: unit.clone(),
+                display_unit,
+                scale,
+                lower_is_better: lower.contains(n) || stats::lower_is_better(n),
+                gated: settings.gate.contains(n),
+                bound: bounds
+                    .iter()
+                    .find(|b| b.unit == unit && b.name != *n)
+                    .map(|b| b.name.clone()),
+            }
+        })
+        .collect()
+}
+
+/// What was planned and done on every side, cells named by their side
+/// when a comparison has two.
+fn completeness_all(sides: &[Side]) -> Completeness {
+    let mut completeness = Completeness {
+        planned: 0,
+        done: 0,
+        missing: vec![],
+        failed: vec![],
+        boot_errors: vec![],
+    };
+    for s in sides {
+        let prefix = if sides.len() > 1 {
+            format!("{}: ", s.label)
+        } else {
+            String::new()
+        };
+        let c = completeness_of(s);
+        completeness.planned += c.planned;
+        completeness.done += c.done;
+        completeness
+            .missing
+            .extend(c.missing.into_iter().map(|mut r| {
+                r.cell = format!("{prefix}{}", r.cell);
+                r
+            }));
+        completeness
+            .failed
+            .extend(c.failed.into_iter().map(|mut r| {
+                r.cell = format!("{prefix}{}", r.cell);
+                r
+            }));
+        completeness
+            .boot_errors
+            .extend(c.boot_errors.into_iter().map(|b| format!("{prefix}{b}")));
+    }
+    completeness
 }
 
 /// The plan's excluded combinations, one per table row: variants fold

@@ -55,26 +55,58 @@ impl Keys {
     }
 }
 
+/// The key at `path`, made on first use. Two lab processes (or two
+/// tests) that start on a fresh cache at once must end with one key:
+/// each writes its candidate to a file of its own, and a hard link, which
+/// never replaces, publishes the first; the others read that one back.
 fn load_or_make(path: &Path) -> Result<PrivateKey> {
-    if path.exists() {
-        let text =
-            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-        return PrivateKey::from_openssh(&text)
-            .with_context(|| format!("parsing {}", path.display()));
+    if let Some(k) = load(path)? {
+        return Ok(k);
     }
     let mut seed = [0u8; 32];
     std::fs::File::open("/dev/urandom")?.read_exact(&mut seed)?;
     let key = PrivateKey::from(Ed25519Keypair::from_seed(&seed));
     let text = key.to_openssh(LineEnding::LF)?;
-    let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, text.as_bytes())?;
-    std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o600))?;
-    std::fs::rename(&tmp, path)?;
-    std::fs::write(
-        path.with_extension("pub"),
-        format!("{}\n", key.public_key().to_openssh()?),
-    )?;
-    Ok(key)
+    let tmp = path.with_extension(format!("tmp.{}", crate::util::random_token()));
+    {
+        use std::io::Write;
+        use std::os::unix::fs::OpenOptionsExt;
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&tmp)
+            .with_context(|| format!("writing {}", tmp.display()))?;
+        f.write_all(text.as_bytes())?;
+        f.sync_all()?;
+    }
+    let linked = std::fs::hard_link(&tmp, path);
+    let _ = std::fs::remove_file(&tmp);
+    match linked {
+        Ok(()) => {
+            crate::util::atomic_write(
+                &path.with_extension("pub"),
+                format!("{}\n", key.public_key().to_openssh()?).as_bytes(),
+            )?;
+            Ok(key)
+        }
+        // Another process published its key first: use that one.
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            load(path)?.with_context(|| format!("{} vanished after it was made", path.display()))
+        }
+        Err(e) => Err(e).with_context(|| format!("publishing {}", path.display())),
+    }
+}
+
+/// The key at `path`; None when there is none yet.
+fn load(path: &Path) -> Result<Option<PrivateKey>> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => PrivateKey::from_openssh(&text)
+            .map(Some)
+            .with_context(|| format!("parsing {}", path.display())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e).with_context(|| format!("reading {}", path.display())),
+    }
 }
 
 /// Dropbear's ed25519 key file: string "ssh-ed25519", then a 64-byte
@@ -96,6 +128,31 @@ pub fn dropbear_ed25519(key: &PrivateKey) -> Result<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Eight threads on a fresh directory at once (tests, or two lab
+    /// processes on a new cache) all get the one key that was published.
+    #[test]
+    fn keys_made_at_once_are_one_key() {
+        let d = tempfile::tempdir().unwrap();
+        let keys: Vec<Keys> = std::thread::scope(|s| {
+            let hs: Vec<_> = (0..8)
+                .map(|_| s.spawn(|| Keys::load_or_create(d.path()).unwrap()))
+                .collect();
+            hs.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        let on_disk = Keys::load_or_create(d.path()).unwrap();
+        for k in &keys {
+            assert_eq!(k.client.public_key(), on_disk.client.public_key());
+            assert_eq!(k.host.public_key(), on_disk.host.public_key());
+        }
+        let left: Vec<_> = std::fs::read_dir(d.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.contains(".tmp"))
+            .collect();
+        assert!(left.is_empty(), "{left:?}");
+    }
 
     #[test]
     fn keys_are_made_once_with_private_mode_0600() {

@@ -144,9 +144,14 @@ fn command(f: &Found, into: &mut Scan) {
     let before = (into.steps.len(), into.fio.len());
     let axis = read(&marked, &src, into);
     let Some(l) = &f.looped else { return };
-    if !marked
-        .iter()
-        .any(|s| s.words.iter().any(|w| w.contains(MARK)))
+    // A loop is an axis only when it drafted something its variable
+    // varies: a command lab left out (a knob path with a placeholder,
+    // a program it does not run) gives cells that would all be the same.
+    let drafted = into.steps.len() > before.0 || into.fio.len() > before.1;
+    if !drafted
+        || !marked
+            .iter()
+            .any(|s| s.words.iter().any(|w| w.contains(MARK)))
     {
         return;
     }

@@ -27,3 +27,4 @@ pub mod image;
 pub mod kernel;
 pub mod run;
 pub mod vm;
+pub mod watch;

@@ -10,6 +10,7 @@ mod new_cmd;
 mod plan_cmd;
 mod run_cmd;
 pub mod ui;
+mod watch_cmd;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
@@ -111,6 +112,9 @@ pub enum Cmd {
         #[arg(long)]
         out: PathBuf,
     },
+    /// Follow a mailing list: draft, check, run and reply to each new
+    /// patch mail with numbers. Replies go to an outbox; nothing is sent.
+    Watch(Box<watch_cmd::WatchArgs>),
     /// Check the host: tools, packages, KVM, disk. --install fixes what apt can.
     Doctor {
         #[arg(long)]
@@ -283,7 +287,9 @@ pub fn printable(msg: &str) -> String {
 /// `boot`) wind down themselves; every other command stops at once.
 fn interrupt_mode(cmd: &Cmd) -> crate::interrupt::Mode {
     match cmd {
-        Cmd::Run(_) | Cmd::Build { .. } | Cmd::Boot(_) => crate::interrupt::Mode::Cooperative,
+        Cmd::Run(_) | Cmd::Build { .. } | Cmd::Boot(_) | Cmd::Watch(_) => {
+            crate::interrupt::Mode::Cooperative
+        }
         _ => crate::interrupt::Mode::Immediate,
     }
 }
@@ -294,6 +300,7 @@ fn run(cli: Cli) -> Result<i32> {
         Cmd::New(a) => new_cmd::new(&a),
         Cmd::Build { m, jobs } => build_cmd::build(&m, jobs.map(usize::from)),
         Cmd::Run(a) => run_cmd::run_cmd(&a),
+        Cmd::Watch(a) => watch_cmd::watch_cmd(&a),
         Cmd::Boot(a) => boot_cmd::boot_cmd(&a),
         Cmd::Image(ImageCmd::Build { arch, recipe }) => image_cmd::build(arch, recipe),
         Cmd::Report {

@@ -129,6 +129,47 @@ pub fn build_all(
     (done, failed)
 }
 
+/// The ids of `kernels` already in the cache, found without building,
+/// extracting or fetching anything: a source that is not on this host
+/// (a Debian release lab would download) counts as not cached.
+pub fn cached(
+    cache: &Cache,
+    matrix: &Matrix,
+    kernels: &[KernelSpec],
+    opts: &BuildOptions,
+) -> std::collections::BTreeSet<String> {
+    let silent = Events::silent();
+    let mut ids: Vec<(&crate::matrix::Source, Option<SourceId>)> = Vec::new();
+    let mut out = std::collections::BTreeSet::new();
+    for k in kernels {
+        let want = source_of(matrix, k);
+        if let crate::matrix::Source::Tarball { path, .. } = want
+            && !path.is_file()
+        {
+            continue;
+        }
+        let id = match ids.iter().find(|(s, _)| *s == want) {
+            Some((_, id)) => id.clone(),
+            None => {
+                let id = source::identify(cache, want, &silent).ok();
+                ids.push((want, id.clone()));
+                id
+            }
+        };
+        let Some(p) = id.and_then(|id| prepare(matrix, &id, k, opts).ok()) else {
+            continue;
+        };
+        let pointer = cache
+            .root()
+            .join("pointers")
+            .join(format!("kernel-config-{}", p.prekey));
+        if by_pointer(cache, &pointer, k).is_some() {
+            out.insert(k.id.clone());
+        }
+    }
+    out
+}
+
 fn prepare<'a>(
     matrix: &Matrix,
     src: &SourceId,

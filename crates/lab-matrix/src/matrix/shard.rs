@@ -123,23 +123,31 @@ pub fn cell_secs(cell: &super::CellSpec) -> f64 {
 /// Estimated seconds for one kernel: its build, and every scheduled boot
 /// of it with that boot's cells.
 pub fn kernel_cost(plan: &Plan, k: &KernelSpec) -> f64 {
+    build_secs(plan, k) + boot_cost(plan, k)
+}
+
+/// Estimated seconds to build one kernel: a clean build, or a rebuild
+/// of the touched files on its base kernel's objects.
+pub fn build_secs(plan: &Plan, k: &KernelSpec) -> f64 {
     let rebuild = k
         .base_kernel
         .as_deref()
         .is_some_and(|b| plan.kernel(b).is_some());
-    let build = if rebuild {
+    if rebuild {
         REBUILD_SECS
     } else {
         clean_build_secs(k.arch)
-    };
-    let boots: f64 = plan
-        .schedule
+    }
+}
+
+/// Estimated seconds of every scheduled boot of one kernel, with its cells.
+pub fn boot_cost(plan: &Plan, k: &KernelSpec) -> f64 {
+    plan.schedule
         .iter()
         .filter_map(|s| plan.boot(&s.boot))
         .filter(|b| b.kernel == k.id)
         .map(|b| boot_secs(b.arch) + plan.cells_of_boot(&b.id).map(cell_secs).sum::<f64>())
-        .sum();
-    build + boots
+        .sum()
 }
 
 /// Kernels that must share a shard: each with its base kernel, as plan

@@ -101,7 +101,14 @@ fn measure(
         ready_timeout: None,
         cell_timeout: opts.cell_timeout,
     };
-    rt.block_on(crate::run::run(cache, &matrix, &plan, &run_opts, events))
+    // The time line `lab run` prints at its end, into the robot's log.
+    let timeline = crate::events::Timeline::default();
+    let timed = timeline.attach(events.clone());
+    let start = std::time::Instant::now();
+    let dir = rt.block_on(crate::run::run(cache, &matrix, &plan, &run_opts, &timed))?;
+    let kernels: Vec<String> = plan.kernels.iter().map(|k| k.id.clone()).collect();
+    events.note(timeline.line(&kernels, start.elapsed().as_secs_f64()));
+    Ok(dir)
 }
 
 /// The run's report (markdown and HTML beside it) and the reply.
@@ -120,20 +127,21 @@ fn finish(
         report::render(&r, Format::Html)?.as_bytes(),
     )?;
     let exit = report::exit_code(&r);
-    let reproduced = r
-        .claims
-        .iter()
-        .filter(|c| c.status == report::ClaimStatus::Reproduced)
-        .count();
+    use report::ClaimStatus as C;
+    let count = |pick: &dyn Fn(C) -> bool| r.claims.iter().filter(|c| pick(c.status)).count();
+    let reproduced = count(&|s| s == C::Reproduced);
+    let judged = count(&|s| matches!(s, C::Reproduced | C::NotReproduced));
     let outcome = match exit {
         0 => "fine",
         1 => "a regression or unmet claim",
         _ => "incomplete or untrusted",
     };
     work.run_exit = Some(exit);
+    // Values the slice did not run, or ran under other conditions than
+    // the mail's, are not judged: the verdict says how many.
     work.verdict = Some(format!(
-        "{reproduced} of {} claimed value(s) reproduced; {outcome}",
-        r.claims.len()
+        "{reproduced} of {judged} judged value(s) reproduced, {} not judged; {outcome}",
+        r.claims.len() - judged
     ));
     let raw = std::fs::read(w.dir.join(&row.mail))
         .with_context(|| format!("reading the stored mail {}", row.mail))?;

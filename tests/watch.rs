@@ -277,7 +277,7 @@ fn a_reply_with_results_is_run_and_answered_and_a_killed_run_resumes() {
             .verdict
             .as_deref()
             .unwrap_or("")
-            .contains("claimed value")
+            .contains("judged value(s) reproduced")
     );
     assert_eq!(s.get(PATCH).unwrap().unwrap().status, Status::OverBudget);
     drop(s);

@@ -96,12 +96,16 @@ impl Watch {
                 let (s, k, v) = &inc.cursor;
                 if self.state.insert(&row, Some((s, k, v)))? {
                     n += 1;
-                    events.note(format!(
-                        "new {}: {} <{}>",
-                        row.kind.as_str(),
-                        clip(&row.subject, 60),
-                        clip(&row.msgid, 60)
-                    ));
+                    // A line for what may need work; the rest are counted
+                    // (a first pass over an archive is many thousands).
+                    if row.kind == Kind::Patch || row.numbers > 0 {
+                        events.note(format!(
+                            "new {}: {} <{}>",
+                            row.kind.as_str(),
+                            clip(&row.subject, 60),
+                            clip(&row.msgid, 60)
+                        ));
+                    }
                 } else {
                     events.note(format!(
                         "seen before: <{}> (a resend or cross-post)",
@@ -241,6 +245,10 @@ impl Watch {
 
     fn set(&self, row: &Row, status: Status, why: &str, events: &Events) -> Result<()> {
         self.state.set_status(&row.msgid, status, why)?;
+        if status == Status::Ignored && row.numbers == 0 {
+            // Most of a list: counted in the pass's summary instead.
+            return Ok(());
+        }
         events.note(format!(
             "<{}>: {}: {}",
             clip(&row.msgid, 60),
@@ -407,6 +415,15 @@ pub fn watch(source: &Source, opts: &Options, cache: &Cache, events: &Events) ->
             events.note(format!("{n} new message(s) from {}", source.id()));
         }
         w.triage(opts, cache, events)?;
+        if n > 0 || opts.once {
+            let counts: Vec<String> = w
+                .state
+                .counts()?
+                .iter()
+                .map(|(s, k)| format!("{k} {}", s.as_str()))
+                .collect();
+            events.note(format!("messages: {}", counts.join(", ")));
+        }
         w.write_index()?;
         if opts.run {
             w.run_queue(opts, cache, events, &rt)?;

@@ -30,8 +30,13 @@ pub struct Incoming {
 impl Source {
     /// What `path` is: a git archive, a maildir or an mbox.
     pub fn detect(path: &Path) -> Result<Source> {
-        let meta = std::fs::metadata(path)
-            .with_context(|| format!("{}: {}", path.display(), "no such file or folder"))?;
+        let meta = std::fs::metadata(path).map_err(|e| {
+            crate::error::input_error(format!(
+                "{}: {}",
+                path.display(),
+                crate::util::io_reason(&e)
+            ))
+        })?;
         if meta.is_file() {
             return Ok(Source::Mbox(path.to_path_buf()));
         }
@@ -122,7 +127,11 @@ impl Source {
                         // The part before ':' is the file's identity; the
                         // flags after it change as a reader marks it.
                         let unique = name.split(':').next().unwrap_or(&name).to_string();
-                        if !name.starts_with('.') && cursor(&unique).is_none() {
+                        // Regular files only: a symlink could point a
+                        // stranger's mail at any file of this host, and a
+                        // FIFO would block the robot.
+                        let regular = e.file_type().is_ok_and(|t| t.is_file());
+                        if regular && !name.starts_with('.') && cursor(&unique).is_none() {
                             files.push((unique, e.path()));
                         }
                     }
@@ -275,6 +284,10 @@ mod tests {
             .poll(&|k| (k == "1.a").then(|| "seen".into()), 10)
             .unwrap();
         assert_eq!(seen.len(), 1);
+        // A symlink and a FIFO are not mails of the list.
+        std::os::unix::fs::symlink("/etc/passwd", t.path().join("new/3.c")).unwrap();
+        nix::unistd::mkfifo(&t.path().join("new/4.d"), nix::sys::stat::Mode::S_IRWXU).unwrap();
+        assert_eq!(src.poll(&|_| None, 10).unwrap().len(), 2);
     }
 
     #[test]

@@ -118,7 +118,7 @@ fn summary(shown: &str, d: &draft::Draft) -> String {
         Some(why) => writeln!(
             o,
             "  runnable  no: could not work out what the mail's fio job opens, or a\n    device its setup needs:\n    {}",
-            wrap(&crate::util::clip(why, 300), 66).join("\n    ")
+            crate::util::wrap_words(&crate::util::clip(why, 300), 66).join("\n    ")
         ),
     };
     let _ = if d.unrunnable.is_some() {
@@ -141,7 +141,10 @@ fn summary(shown: &str, d: &draft::Draft) -> String {
         let _ = writeln!(o, "  {head}");
         for i in items.iter().take(max) {
             // A long caption is in the file; two lines say enough here.
-            for (k, l) in wrap(&crate::util::clip(i, 130), 66).into_iter().enumerate() {
+            for (k, l) in crate::util::wrap_words(&crate::util::clip(i, 130), 66)
+                .into_iter()
+                .enumerate()
+            {
                 let _ = writeln!(o, "    {}{l}", if k == 0 { "- " } else { "  " });
             }
         }
@@ -171,23 +174,6 @@ fn summary(shown: &str, d: &draft::Draft) -> String {
 
 /// Words of `s` in lines of at most `width` characters (a longer word
 /// is a line of its own).
-fn wrap(s: &str, width: usize) -> Vec<String> {
-    let mut lines: Vec<String> = Vec::new();
-    let mut cur = String::new();
-    for w in s.split_whitespace() {
-        if !cur.is_empty() && cur.chars().count() + 1 + w.chars().count() > width {
-            lines.push(std::mem::take(&mut cur));
-        }
-        if !cur.is_empty() {
-            cur.push(' ');
-        }
-        cur.push_str(w);
-    }
-    if !cur.is_empty() {
-        lines.push(cur);
-    }
-    lines
-}
 
 /// `to` as seen from `dir`, so the matrix finds its mail wherever the
 /// two move together; absolute when they share no root.

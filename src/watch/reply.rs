@@ -80,13 +80,13 @@ pub fn compose(r: &Reply) -> String {
     let intro = "lab reran the numbers of this mail in QEMU: the kernels \
                  before and after the patch, built from the same tree and \
                  config. The mail's values are beside lab's below.";
-    for l in wrap(intro, 72) {
+    for l in crate::util::wrap_words(intro, 72) {
         body.push_str(&l);
         body.push('\n');
     }
     if !r.note.is_empty() {
         body.push('\n');
-        for l in wrap(&format!("Only a slice ran: {}.", r.note), 72) {
+        for l in crate::util::wrap_words(&format!("Only a slice ran: {}.", r.note), 72) {
             body.push_str(&l);
             body.push('\n');
         }
@@ -202,24 +202,6 @@ fn fold(name: &str, items: &[String]) -> String {
         col += i.len();
     }
     out
-}
-
-fn wrap(s: &str, width: usize) -> Vec<String> {
-    let mut lines = Vec::new();
-    let mut cur = String::new();
-    for w in s.split_whitespace() {
-        if !cur.is_empty() && cur.chars().count() + 1 + w.chars().count() > width {
-            lines.push(std::mem::take(&mut cur));
-        }
-        if !cur.is_empty() {
-            cur.push(' ');
-        }
-        cur.push_str(w);
-    }
-    if !cur.is_empty() {
-        lines.push(cur);
-    }
-    lines
 }
 
 /// Deliver into a maildir the way maildir writers do: write in `tmp/`,

@@ -87,6 +87,26 @@ pub fn read_input(path: &Path, what: &str, limit: u64) -> Result<Vec<u8>> {
     Ok(data)
 }
 
+/// The words of `s` in lines of at most `width` characters (a longer
+/// word is a line of its own): prose for a terminal or a mail.
+pub fn wrap_words(s: &str, width: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    for w in s.split_whitespace() {
+        if !cur.is_empty() && cur.chars().count() + 1 + w.chars().count() > width {
+            lines.push(std::mem::take(&mut cur));
+        }
+        if !cur.is_empty() {
+            cur.push(' ');
+        }
+        cur.push_str(w);
+    }
+    if !cur.is_empty() {
+        lines.push(cur);
+    }
+    lines
+}
+
 /// An I/O error's reason without Rust's "(os error N)" suffix.
 pub fn io_reason(e: &std::io::Error) -> String {
     let s = e.to_string();

@@ -290,12 +290,28 @@ fn re(s: &str) -> Regex {
 
 static COUNT: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?i)\b(\d+)\s+(?:writes|reads|i/?os|requests)\b"));
-static BS: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)(?:^|[^\d.,])(\d+)\s?(?:k|kb|kib)\b"));
+/// A size in KiB, with the `key=` it is the value of, if any.
+static BS: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?i)(?:^|[^\d.,])(?:(\w+)=)?(\d+)\s?(?:k|kb|kib)\b"));
 static QD: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?i)\b(?:iodepth|qd|queue depth)\s*[=:]?\s*(\d+)\b"));
 static JOBS: LazyLock<Regex> = LazyLock::new(|| {
     re(r"(?i)\b(\d+|two|four|eight|sixteen|thirty-two)\s+(?:jobs|threads|processes|tasks)\b")
 });
+
+/// The first size in `text` that can be a block size: a power of two
+/// from 1 KiB to 64 MiB that is no other option's value. `io=102120KB`
+/// (what fio moved) and `size=1024k` are sizes, not block sizes.
+fn block_size(text: &str) -> Option<(String, String)> {
+    BS.captures_iter(text).find_map(|c| {
+        let key = c.get(1).map(|k| k.as_str().to_ascii_lowercase());
+        if key.is_some_and(|k| !matches!(k.as_str(), "bs" | "blocksize" | "block_size")) {
+            return None;
+        }
+        let n: u64 = c[2].parse().ok()?;
+        (n.is_power_of_two() && n <= 65536).then(|| (c[2].to_string(), c[0].trim().to_string()))
+    })
+}
 
 /// `eight` → `8`: prose spells small counts out.
 fn number(w: &str) -> String {
@@ -344,7 +360,7 @@ pub fn inferred(primary: &str, secondary: &str, file: &str) -> Option<(Job, Vec<
             .or_else(|| r.captures(&s))
             .map(|c| (c[1].to_string(), c[0].trim().to_string()))
     };
-    if let Some((n, w)) = find(&BS) {
+    if let Some((n, w)) = block_size(&p).or_else(|| block_size(&s)) {
         read.push(format!("bs={n}k (\"{w}\")"));
         job.set("bs", &format!("{n}k"), None);
     }
@@ -407,6 +423,19 @@ mod tests {
             j.set(k, v, None);
         }
         j
+    }
+
+    #[test]
+    fn a_block_size_is_a_power_of_two_and_no_other_options_value() {
+        assert_eq!(block_size("4k random reads").unwrap().0, "4");
+        assert_eq!(
+            block_size("io=102120KB, bw=1702KB/s, 64KB writes")
+                .unwrap()
+                .0,
+            "64"
+        );
+        assert_eq!(block_size("size=1024k, bs=16k").unwrap().0, "16");
+        assert!(block_size("moved 100k requests at 3000KB/s").is_none());
     }
 
     #[test]

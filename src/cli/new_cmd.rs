@@ -172,9 +172,6 @@ fn summary(shown: &str, d: &draft::Draft) -> String {
     o
 }
 
-/// Words of `s` in lines of at most `width` characters (a longer word
-/// is a line of its own).
-
 /// `to` as seen from `dir`, so the matrix finds its mail wherever the
 /// two move together; absolute when they share no root.
 fn relative(dir: &Path, to: &Path) -> String {

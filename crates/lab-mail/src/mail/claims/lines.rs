@@ -71,7 +71,11 @@ pub fn readable(body: &str) -> Vec<Line<'_>> {
         // sentence a person wrote (a base64 blob, a log pasted as one
         // line); its tokens would cost memory in proportion to its
         // numbers, so it is left out.
-        let kept = keep_line(&mut states[depth], text, next_same);
+        // `--` without its space is a signature only when little follows
+        // it at its depth: mail clients strip the space, and people also
+        // use `--` to close a pasted file, with their results after it.
+        let tail_is_short = raw[i].1 != "--" || short_tail(&raw[i + 1..], depth);
+        let kept = keep_line(&mut states[depth], text, next_same, tail_is_short);
         let keep = text.len() <= MAX_LINE && kept == Kept::Text;
         out.push(Line {
             depth,
@@ -94,7 +98,30 @@ enum Kept {
     Other,
 }
 
-fn keep_line(st: &mut DepthState, text: &str, next: Option<&str>) -> Kept {
+/// Whether at most [`SIGNATURE_LINES`] non-blank lines follow at
+/// `depth` before text at another depth (a quote, or the reply after a
+/// quoted signature) or the end.
+fn short_tail(rest: &[(usize, &str)], depth: usize) -> bool {
+    let mut n = 0;
+    for &(d, t) in rest {
+        if t.trim().is_empty() {
+            continue;
+        }
+        if d != depth {
+            break;
+        }
+        n += 1;
+        if n > SIGNATURE_LINES {
+            return false;
+        }
+    }
+    true
+}
+
+/// The longest signature: a name, a title, addresses, a disclaimer.
+const SIGNATURE_LINES: usize = 12;
+
+fn keep_line(st: &mut DepthState, text: &str, next: Option<&str>, tail_is_short: bool) -> Kept {
     if st.in_diff {
         if continues_diff(st, text) {
             return Kept::Diff;
@@ -116,7 +143,7 @@ fn keep_line(st: &mut DepthState, text: &str, next: Option<&str>) -> Kept {
         st.in_settings = false;
     }
     if text == "--" || text == "-- " {
-        st.in_signature = true;
+        st.in_signature = tail_is_short;
         return Kept::Other;
     }
     if starts_diff(text, next) {
@@ -124,7 +151,13 @@ fn keep_line(st: &mut DepthState, text: &str, next: Option<&str>) -> Kept {
         st.hunk = hunk_counts(text);
         return Kept::Diff;
     }
-    if text == "---" || is_diffstat(text) || is_trailer(text) || is_dmesg(text) || is_shell(text) {
+    if text == "---"
+        || is_diffstat(text)
+        || is_trailer(text)
+        || is_dmesg(text)
+        || is_trace_event(text)
+        || is_shell(text)
+    {
         Kept::Other
     } else {
         Kept::Text
@@ -277,6 +310,20 @@ fn is_shell(text: &str) -> bool {
 }
 
 /// `[   12.345678] nvme0n1: ...`: a kernel log line.
+/// A line of an event trace (blkparse, ftrace, perf script): a
+/// timestamp of microseconds or finer, with a device pair (`259,0`), a
+/// `[task]` or `[cpu]` in brackets, or an `event:` name. Its numbers
+/// are sectors, PIDs and sequence numbers, never results.
+fn is_trace_event(text: &str) -> bool {
+    static STAMP: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"(?:^|\s)\d+\.\d{6,9}:?(?:\s|$)").expect("constant regex"));
+    static CONTEXT: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"^\s*\d+,\d+\s|\[(?:\d{1,4}|[a-z][\w.:/-]*)\]|\d\.\d{6,9}:\s+[\w:]+:")
+            .expect("constant regex")
+    });
+    STAMP.is_match(text) && CONTEXT.is_match(text)
+}
+
 fn is_dmesg(text: &str) -> bool {
     static DMESG: LazyLock<Regex> =
         LazyLock::new(|| Regex::new(r"^\s*(<\d>)?\[\s*\d+\.\d+\]").expect("constant regex"));
@@ -292,6 +339,39 @@ mod tests {
             .into_iter()
             .map(|l| (l.depth, l.text.to_string()))
             .collect()
+    }
+
+    #[test]
+    fn trace_events_are_no_claims_and_results_with_decimals_are() {
+        for t in [
+            "259,0   12        1     0.000000000 114067  A  WS 401408 + 8 <- (9,127) 274432",
+            "259,0    4        1     0.000045379     0  C  WS 401408 + 8 [0]",
+            "   fio-1234  [003] d..1  123.456789: block_rq_issue: 259,0 WS 4096 () 401408 + 8 [fio]",
+            "fio 1234 [003] 123.456789: cycles:  ffffffff8172c355 blk_mq_submit_bio",
+        ] {
+            assert!(is_trace_event(t), "{t}");
+        }
+        for t in [
+            "  read   0.123456   0.234567",
+            "[PATCH] 1.000000 ratio",
+            "bw=1.234567 GB/s",
+        ] {
+            assert!(!is_trace_event(t), "{t}");
+        }
+    }
+
+    #[test]
+    fn a_double_dash_closing_a_pasted_file_is_no_signature() {
+        let mut body = String::from("---\n[global]\nrw=read\n--\n\nresults:\n");
+        for i in 0..14 {
+            body.push_str(&format!("  row{i}  {i}.5  ms\n"));
+        }
+        let t = texts(&body);
+        assert_eq!(t[6].1, "  row0  0.5  ms", "{t:?}");
+        // A signature: a few lines after `--`.
+        let t = texts("results\n--\nJane Doe\nACME Corp, +1 555 0100\n");
+        assert_eq!(t[2].1, "");
+        assert_eq!(t[3].1, "");
     }
 
     #[test]

@@ -362,8 +362,35 @@ fn is_list_mark(word: &str, line: &str) -> bool {
 }
 
 /// The machine a run was made on, not a result: `64GB RAM`, `gcc 12.2`,
-/// `4 cores on 2.8 GHz`.
+/// `4 cores on 2.8 GHz`. A setup line names one or two sizes or
+/// versions; a row of three or more results whose label has a setup
+/// word (AndroidBench's `ram read  301  298  297 ...`) is a result.
 fn is_setup(toks: &[Tok]) -> bool {
+    let results = toks
+        .iter()
+        .filter(|t| matches!(t, Tok::Num(n) if !n.parameter))
+        .count();
+    let frequency = toks.iter().any(|t| {
+        matches!(t, Tok::Num(n) if n.unit.as_ref().is_some_and(|u| u.kind == UnitKind::Frequency))
+    });
+    if results >= 3 && !frequency && !sized_setup_word(toks) {
+        return false;
+    }
+    names_setup(toks)
+}
+
+/// `64GB RAM`, `192G memory`, `RAM: 6GB`: a number right beside a setup
+/// word is the machine's size.
+fn sized_setup_word(toks: &[Tok]) -> bool {
+    toks.windows(2).any(|w| match (&w[0], &w[1]) {
+        (Tok::Num(_), Tok::Word { text, .. }) | (Tok::Word { text, .. }, Tok::Num(_)) => {
+            is_setup_word(text)
+        }
+        _ => false,
+    })
+}
+
+fn is_setup_word(text: &str) -> bool {
     const SETUP: [&str; 16] = [
         "ram",
         "memory",
@@ -382,11 +409,13 @@ fn is_setup(toks: &[Tok]) -> bool {
         "microcode",
         "distro",
     ];
+    let w = text.trim_end_matches([':', ',']).to_lowercase();
+    SETUP.contains(&w.as_str())
+}
+
+fn names_setup(toks: &[Tok]) -> bool {
     toks.iter().any(|t| match t {
-        Tok::Word { text, .. } => {
-            let w = text.trim_end_matches([':', ',']).to_lowercase();
-            SETUP.contains(&w.as_str())
-        }
+        Tok::Word { text, .. } => is_setup_word(text),
         Tok::Num(n) => n
             .unit
             .as_ref()

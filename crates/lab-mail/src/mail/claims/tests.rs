@@ -278,6 +278,15 @@ fn options_and_footnotes_are_never_claims() {
 }
 
 #[test]
+fn a_row_of_results_may_name_the_machine_a_setup_line_may_not() {
+    let t = extract_text("ram read\t301\t298\t297\t297\nram write\t343\t342\t344\t351\n");
+    let values: usize = t.iter().flat_map(|t| &t.rows).map(|r| r.values.len()).sum();
+    assert_eq!(values, 8, "{}", dump(&t));
+    control_only("test machine: 192 threads 4 sockets Xeon CPU @ 2.30GHz with 192G memory");
+    control_only("RAM: 6GB 2 4 8");
+}
+
+#[test]
 fn parameters_are_conditions_not_claims() {
     control_only("runtime: 300s\ndisk: 1HDD\nnr_task: 1\ntest_size: 128G");
     let t = extract_text("ramp_time: 10s\nmean latency: 5.85 ms\np99 latency: 6.40 ms\n");

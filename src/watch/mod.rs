@@ -410,6 +410,38 @@ pub fn watch(source: &Source, opts: &Options, cache: &Cache, events: &Events) ->
     let mut w = Watch::open(&opts.dir)?;
     let rt = tokio::runtime::Runtime::new()?;
     loop {
+        match pass(&mut w, source, opts, cache, events, &rt) {
+            Ok(()) => {}
+            Err(e) if crate::interrupt::interrupted() || opts.once => return Err(e),
+            // A source that fails once (a git fetch under way, a full
+            // disk) is tried again at the next pass: the robot stays up.
+            Err(e) => events.warn(format!(
+                "this pass failed: {e:#}; trying again in {}",
+                crate::util::human_secs(opts.poll.as_secs_f64())
+            )),
+        }
+        if opts.once {
+            return Ok(crate::error::exit::OK);
+        }
+        // Sleep in short steps, so Ctrl-C is seen at once.
+        let until = std::time::Instant::now() + opts.poll;
+        while std::time::Instant::now() < until {
+            crate::interrupt::check()?;
+            std::thread::sleep(Duration::from_millis(250));
+        }
+    }
+}
+
+/// One pass: read the source, triage, run the queue, write the index.
+fn pass(
+    w: &mut Watch,
+    source: &Source,
+    opts: &Options,
+    cache: &Cache,
+    events: &Events,
+    rt: &tokio::runtime::Runtime,
+) -> Result<()> {
+    {
         let n = w.ingest(source, events)?;
         if n > 0 || opts.once {
             events.note(format!("{n} new message(s) from {}", source.id()));
@@ -426,18 +458,9 @@ pub fn watch(source: &Source, opts: &Options, cache: &Cache, events: &Events) ->
         }
         w.write_index()?;
         if opts.run {
-            w.run_queue(opts, cache, events, &rt)?;
+            w.run_queue(opts, cache, events, rt)?;
         }
-        w.write_index()?;
-        if opts.once {
-            return Ok(crate::error::exit::OK);
-        }
-        // Sleep in short steps, so Ctrl-C is seen at once.
-        let until = std::time::Instant::now() + opts.poll;
-        while std::time::Instant::now() < until {
-            crate::interrupt::check()?;
-            std::thread::sleep(Duration::from_millis(250));
-        }
+        w.write_index()
     }
 }
 

@@ -100,11 +100,17 @@ pub(super) fn workloads(
         if relative && j.get("directory").is_none() {
             j.set(
                 "directory",
-                "/mnt/fio",
+                super::steps::WORKDIR,
                 Some("the mail's fio names files relative to where it ran".into()),
             );
         }
+        // fio opens a relative name inside its directory.
         let opened = match (j.get("directory"), j.get("filename")) {
+            (Some(d), Some(f)) if relative => Some(format!(
+                "{}/{}",
+                d.trim_end_matches('/'),
+                f.split(':').next().unwrap_or(f)
+            )),
             (Some(d), _) => Some(format!("{}/x", d.trim_end_matches('/'))),
             (None, Some(f)) => Some(f.to_string()),
             _ => None,
@@ -425,6 +431,17 @@ pub(super) fn table_axes(p: &mut Proposal, tables: &[ClaimTable]) {
             let Some(axis) = by_values.or_else(|| claim::axis_named(col)) else {
                 continue;
             };
+            // `bs=4k`, `iodepth=32`: the option's name is the axis, the
+            // value after `=` its value.
+            let keys: Vec<String> = keys
+                .iter()
+                .map(|k| match k.split_once('=') {
+                    Some((_, v)) if axis_of_values(std::slice::from_ref(k)).is_some() => {
+                        v.trim().to_string()
+                    }
+                    _ => k.clone(),
+                })
+                .collect();
             if keys.len() < 2 || p.run_axes.iter().any(|(n, ..)| *n == axis) {
                 continue;
             }
@@ -500,7 +517,7 @@ pub(super) fn table_axes(p: &mut Proposal, tables: &[ClaimTable]) {
 fn axis_of_values(keys: &[String]) -> Option<String> {
     use regex::Regex;
     use std::sync::LazyLock;
-    static FORMS: LazyLock<[(Regex, &str); 3]> = LazyLock::new(|| {
+    static FORMS: LazyLock<[(Regex, &str); 4]> = LazyLock::new(|| {
         [
             (
                 Regex::new(r"(?i)^(qd|iodepth)\s*=?\s*\d+$").expect("regex"),
@@ -510,7 +527,15 @@ fn axis_of_values(keys: &[String]) -> Option<String> {
                 Regex::new(r"(?i)^\d+\s*(jobs?|threads?|procs?|tasks?)$").expect("regex"),
                 "numjobs",
             ),
-            (Regex::new(r"(?i)^\d+\s*(k|m)(i?b)?$").expect("regex"), "bs"),
+            (
+                Regex::new(r"(?i)^(?:(?:bs|blocksize|block_size)\s*=\s*)?\d+\s*(k|m)(i?b)?$")
+                    .expect("regex"),
+                "bs",
+            ),
+            (
+                Regex::new(r"(?i)^numjobs\s*=\s*\d+$").expect("regex"),
+                "numjobs",
+            ),
         ]
     });
     if keys.len() < 2 {

@@ -177,6 +177,9 @@ pub struct ClaimDraft {
     /// Column → metric, for a table whose columns measure different
     /// things (`IOPS`, `sys`); `-` for a column lab measures nothing for.
     pub column_metrics: Vec<(String, String)>,
+    /// The one row's label was read with the columns' names (`lat (usec)`
+    /// with `avg`): it names what they measure, not a cell.
+    pub row_is_family: bool,
     /// The group headers above the rows are the variants (`Base:`,
     /// `Patched:`): `group_axis: variant`, aliases naming them.
     pub group_variants: bool,
@@ -376,6 +379,7 @@ pub fn draft(n: usize, t: &ClaimTable, ctx: &Ctx) -> Result<ClaimDraft, String> 
         skipped: vec![],
         columns: vec![],
         column_metrics: vec![],
+        row_is_family: false,
         group_variants: false,
         from_variant: None,
         metric: None,
@@ -394,6 +398,15 @@ pub fn draft(n: usize, t: &ClaimTable, ctx: &Ctx) -> Result<ClaimDraft, String> 
     }
     if c.columns.is_empty() && !rows_are_variants {
         one_variant_columns(&mut c, t, &sides, &caption)?;
+    }
+    // The one row of `lat (usec): min=.., avg=..` under "Baseline:" is
+    // that variant's: its label says what, the caption whose.
+    if c.row_is_family
+        && c.row_variants.is_empty()
+        && let ([r], Some(v)) = (t.rows.as_slice(), c.from_variant.clone())
+        && let Some(label) = r.keys.last()
+    {
+        c.row_variants.push((label.clone(), v));
     }
     metric_and_unit(&mut c, t, &caption, n, ctx)?;
     conditions(&mut c, &caption, ctx)?;
@@ -438,7 +451,7 @@ fn columns(c: &mut ClaimDraft, t: &ClaimTable, sides: &[Side], ctx: &Ctx) {
         }
     }
     if !before && !after {
-        c.column_metrics = column_metrics(t, sides, ctx, &mut c.skipped);
+        (c.column_metrics, c.row_is_family) = column_metrics(t, sides, ctx, &mut c.skipped);
     }
 }
 
@@ -551,6 +564,9 @@ fn rows(c: &mut ClaimDraft, t: &ClaimTable, caption: &str, ctx: &Ctx) -> Result<
     } else if let Some((column, axis, aliases)) = row_axis(t, ctx) {
         c.rows = Rows::Axis { column, axis };
         c.aliases.extend(aliases);
+    } else if t.rows.len() == 1 && c.row_is_family && !c.column_metrics.is_empty() {
+        // One row whose label the column metrics were read with.
+        c.rows = Rows::Single;
     } else if t.rows.len() > 1 || t.rows.iter().any(|r| !r.keys.is_empty()) {
         if !c.column_metrics.is_empty() {
             // The columns are the metrics: the rows must be something
@@ -604,8 +620,17 @@ fn one_variant_columns(
         .split_whitespace()
         .count()
         <= 6;
-    let v = match side(caption.trim().trim_end_matches(':')) {
-        Side::Before if short => "before",
+    // ... and so do a long caption's last words ("we have the following
+    // baseline:").
+    let words: Vec<&str> = caption
+        .trim()
+        .trim_end_matches(':')
+        .split_whitespace()
+        .collect();
+    let tail = words[words.len().saturating_sub(3)..].join(" ");
+    let v = match (side(caption.trim().trim_end_matches(':')), side(&tail)) {
+        (Side::Before, _) if short => "before",
+        (_, Side::Before) => "before",
         _ => "after",
     };
     c.from_variant = Some(v.into());
@@ -672,7 +697,9 @@ fn metric_and_unit(
         || t.unit.is_some()
         || t.columns.iter().any(|c| c.unit.is_some())
         || t.rows.iter().any(|r| r.unit.is_some());
-    if !has_unit && !c.inferred_unit {
+    // Columns that measure different things cannot share the caption's
+    // one unit.
+    if !has_unit && !c.inferred_unit && c.column_metrics.is_empty() {
         c.unit = caption_unit(caption);
     }
     Ok(())
@@ -723,7 +750,7 @@ fn column_metrics(
     sides: &[Side],
     ctx: &Ctx,
     skipped: &mut Vec<(String, String)>,
-) -> Vec<(String, String)> {
+) -> (Vec<(String, String)>, bool) {
     let values: Vec<&crate::mail::Column> = t
         .columns
         .iter()
@@ -732,10 +759,36 @@ fn column_metrics(
         .map(|(c, _)| c)
         .collect();
     if values.len() < 2 {
-        return vec![];
+        return (vec![], false);
     }
+    // One row, labelled by what its columns are statistics of: fio's
+    // `lat (usec): min=20, max=241, avg=99.81` (columns min, max, avg,
+    // stdev) or `READ: bw=4994MiB/s ...`. Its label is read with each
+    // column's name (`lat avg`).
+    let family = match t.rows.as_slice() {
+        [r] => r
+            .keys
+            .last()
+            .map(|k| k.trim().to_string())
+            .unwrap_or_default(),
+        _ => String::new(),
+    };
+    // Only a label that names what is measured (`lat (usec)`, `READ`,
+    // `clat`): `QD32` is a cell, not a family of metrics.
+    // fio's own labels; a benchmark's `Throughput` row is not fio's.
+    const FAMILY: [&str; 8] = ["lat", "clat", "slat", "bw", "iops", "read", "write", "trim"];
+    let family = if family
+        .to_ascii_lowercase()
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .any(|w| FAMILY.contains(&w))
+    {
+        family
+    } else {
+        String::new()
+    };
     let mut out = Vec::new();
     let mut why = Vec::new();
+    let mut by_family = false;
     for col in &values {
         let i = t.columns.iter().position(|c| c.name == col.name);
         let unit = i
@@ -743,20 +796,31 @@ fn column_metrics(
             .map(|u| u.kind);
         // The column's own words only: a caption names the table, not
         // each column.
-        match row_metric(&col.name, unit, "", ctx) {
+        let own = row_metric(&col.name, unit, "", ctx);
+        let named = match own {
+            Err(_) if !family.is_empty() && !col.name.starts_with('#') => {
+                row_metric(&format!("{family} {}", col.name), unit, "", ctx)
+            }
+            r => r,
+        };
+        // `#2` is a column the mail left unnamed: its unit alone is no
+        // reason to read the row as a family of metrics.
+        by_family |= named.is_ok() && !family.is_empty() && !col.name.starts_with('#');
+        match named {
             Ok(m) if !out.iter().any(|(_, x)| *x == m) => out.push((col.name.clone(), m)),
             Ok(m) => why.push((col.name.clone(), format!("{m} is another column's"))),
             Err(w) => why.push((col.name.clone(), w)),
         }
     }
-    if out.len() < 2 {
-        return vec![];
+    // Two metrics at least, or one read with its row's label.
+    if out.len() < 2 && (out.is_empty() || !by_family) {
+        return (vec![], false);
     }
     for (col, w) in why {
         out.push((col.clone(), crate::matrix::claims::SKIP.into()));
         skipped.push((col, w));
     }
-    out
+    (out, by_family)
 }
 
 /// `rows: metric`: each row's metric from its label (the last key),

@@ -374,7 +374,11 @@ fn read_modprobe(w: &[&str], src: &Src, into: &mut Scan) -> Option<String> {
     axis
 }
 
-/// `mount [-t FS] [-o OPTS] DEVICE DIR`.
+/// Where the mail's commands ran: a relative path in them (`mount
+/// /dev/ram0 testdir`, `fio --filename=testdir/1`) is taken from here.
+pub(super) const WORKDIR: &str = "/mnt/fio";
+
+/// `mount [-t FS] [-o OPTS] DEVICE DIR`; a relative DIR is under [`WORKDIR`].
 fn read_mount(w: &[&str], src: &Src, into: &mut Scan) -> Option<String> {
     let (mut fs, mut options, mut pos) = (None, String::new(), vec![]);
     let mut it = w[1..].iter();
@@ -387,6 +391,28 @@ fn read_mount(w: &[&str], src: &Src, into: &mut Scan) -> Option<String> {
         }
     }
     let [device, dir] = <[String; 2]>::try_from(pos).ok()?;
+    let dir = if dir.starts_with('/') {
+        dir
+    } else {
+        let rel = dir.trim_start_matches("./").trim_end_matches('/');
+        if rel.is_empty() || rel == "." {
+            WORKDIR.to_string()
+        } else {
+            format!("{WORKDIR}/{rel}")
+        }
+    };
+    // `mount $DEV /mnt`, `mount UUID=... /mnt`: a device the mail leaves
+    // to its shell; named, not drafted (the workload's file still gets a
+    // file system of lab's).
+    if !crate::matrix::is_path(&device) || !crate::matrix::is_path(&dir) {
+        into.unmapped.push((
+            src.clone(),
+            format!(
+                "mount {device} {dir}: not a device and folder lab can name (a shell variable?)"
+            ),
+        ));
+        return None;
+    }
     let step = Step::Mount {
         device,
         dir,
@@ -657,8 +683,20 @@ pub fn ini_jobs(text: &str) -> Vec<FioJob> {
                 src,
             })
     };
-    for (i, raw) in text.lines().enumerate() {
+    let all: Vec<&str> = text.lines().collect();
+    for (i, raw) in all.iter().enumerate() {
         let t = raw.trim();
+        // "with below fio parameters:" and the options, one per line, no
+        // section: a job file of only `[global]`.
+        if !in_file && bare_options_at(&all, i) {
+            in_file = true;
+            global.clear();
+            had_job = false;
+            global_at = Some(Src {
+                line: i + 1,
+                quote: t.to_string(),
+            });
+        }
         if let Some(s) = t.strip_prefix('[').and_then(|s| s.strip_suffix(']')) {
             // `[...]` marks a cut in a quote, not a job.
             let plain = s.chars().any(|c| c.is_ascii_alphanumeric())
@@ -719,6 +757,43 @@ pub fn ini_jobs(text: &str) -> Vec<FioJob> {
     out.extend(cur.filter(|j| !j.options.is_empty()));
     out.extend(lone_global(&global, &global_at, had_job));
     out
+}
+
+/// Whether three lines from `i` on are each one fio option as a job file
+/// writes it (`ioengine=libaio`), one of them saying what the I/O is.
+fn bare_options_at(lines: &[&str], i: usize) -> bool {
+    const KEYS: [&str; 16] = [
+        "rw",
+        "readwrite",
+        "bs",
+        "blocksize",
+        "ioengine",
+        "iodepth",
+        "numjobs",
+        "direct",
+        "runtime",
+        "size",
+        "filename",
+        "directory",
+        "time_based",
+        "ramp_time",
+        "buffered",
+        "group_reporting",
+    ];
+    let option = |l: &str| {
+        let t = l.trim();
+        let key = t.split_once('=').map_or(t, |(k, _)| k).trim();
+        // One option a line: `bs=4k  IOPS=11.1k, BW=...` is a result.
+        KEYS.contains(&key) && t.matches('=').count() <= 1 && !t.contains(' ')
+    };
+    let run: Vec<&str> = lines[i..].iter().take(3).copied().collect();
+    run.len() == 3
+        && run.iter().all(|l| option(l))
+        && lines[i..].iter().take_while(|l| option(l)).any(|l| {
+            ["rw=", "readwrite=", "ioengine="]
+                .iter()
+                .any(|p| l.trim().starts_with(p))
+        })
 }
 
 fn set(opts: &mut Vec<(String, String)>, k: &str, v: &str) {
@@ -876,6 +951,20 @@ mod tests {
 
     /// A job file of only `[global]` is one job; a `[global]` followed by
     /// jobs is not one more.
+    #[test]
+    fn options_one_a_line_without_a_section_are_a_job() {
+        let s = scanned(
+            "with below fio parameters.\n\n direct=1\n ioengine=libaio\n iodepth=10\n rw=randwrite\n\nBefore:\n bs=4k       IOPS=11.1k, BW=43.2MiB/s\n bs=16k      IOPS=11.1k, BW=173MiB/s\n",
+        );
+        assert_eq!(s.fio.len(), 1, "{:?}", s.fio);
+        let o = &s.fio[0].options;
+        assert!(o.contains(&("ioengine".into(), "libaio".into())), "{o:?}");
+        assert!(
+            !o.iter().any(|(k, _)| k == "bs"),
+            "results are no options: {o:?}"
+        );
+    }
+
     #[test]
     fn a_job_file_of_only_global_options_is_one_job() {
         let s = scanned(

@@ -155,13 +155,59 @@ fn headers_at(lines: &[Line], h: usize) -> Option<(Headers, usize)> {
             h + 2,
         ));
     }
-    (first.len() >= 2).then_some((
+    if first.len() < 2 {
+        return None;
+    }
+    // `(msec)  (msec)  (%)` under the names: each unit joins the name it
+    // stands under (perf trace's summary, iostat's older output).
+    if let Some(names) = with_unit_line(&first, lines.get(h + 1)) {
+        return Some((
+            Headers {
+                spans: Vec::new(),
+                names,
+            },
+            h + 2,
+        ));
+    }
+    Some((
         Headers {
             spans: Vec::new(),
             names: first,
         },
         h + 1,
     ))
+}
+
+/// The names with the units of the line under them, when that line is
+/// only units in brackets, each under one name.
+fn with_unit_line(names: &[Cell], line: Option<&Line>) -> Option<Vec<Cell>> {
+    let units = split(line?.text);
+    let bracketed = |c: &Cell| {
+        let t = c.text.trim();
+        t.len() <= 12 && t.starts_with('(') && t.ends_with(')') && t.len() > 2
+    };
+    if units.is_empty() || units.len() > names.len() || !units.iter().all(bracketed) {
+        return None;
+    }
+    let mut out = names.to_vec();
+    let mut used = vec![false; names.len()];
+    for u in &units {
+        // The name whose cell overlaps the unit most, else the nearest.
+        let center = (u.start + u.end) / 2;
+        let (k, _) = names.iter().enumerate().min_by_key(|(_, n)| {
+            if n.start <= center && center < n.end.max(n.start + 1) {
+                0
+            } else {
+                center.abs_diff((n.start + n.end) / 2)
+            }
+        })?;
+        if used[k] {
+            return None;
+        }
+        used[k] = true;
+        out[k].text = format!("{} {}", names[k].text.trim(), u.text.trim());
+    }
+    Some(out)
 }
 
 /// The cells of a data row, or None. After the first row, a row must be

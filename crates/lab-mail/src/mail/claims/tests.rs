@@ -278,6 +278,27 @@ fn options_and_footnotes_are_never_claims() {
 }
 
 #[test]
+fn a_line_of_units_under_the_names_joins_them() {
+    let t = extract_text(
+        "   syscall            calls  errors  total       min       avg\n                                     (msec)    (msec)    (msec)\n   --------------- --------  ------ -------- --------- ---------\n   clock_nanosleep     1000      0  1101.236     1.007     1.101\n   close                 98      0    32.979     0.001     0.337\n",
+    );
+    let names: Vec<&str> = t[0].columns.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "calls",
+            "errors",
+            "total (msec)",
+            "min (msec)",
+            "avg (msec)"
+        ],
+        "{}",
+        dump(&t)
+    );
+    assert_eq!(t[0].rows.len(), 2);
+}
+
+#[test]
 fn a_row_of_results_may_name_the_machine_a_setup_line_may_not() {
     let t = extract_text("ram read\t301\t298\t297\t297\nram write\t343\t342\t344\t351\n");
     let values: usize = t.iter().flat_map(|t| &t.rows).map(|r| r.values.len()).sum();

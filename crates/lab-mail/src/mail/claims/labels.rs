@@ -143,7 +143,9 @@ struct LabelValue {
 /// a change, `before -> after`.
 fn label_value(line: &str) -> Option<LabelValue> {
     static LABEL_VALUE: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"^\s*(?:[-*•]\s+)?([A-Za-z][A-Za-z0-9 _./()%+-]{0,40}?)\s*[:=]\s+(\S.*?)\s*$")
+        // A colon in brackets is part of the label, no separator:
+        // `Elapsed (wall clock) time (h:mm:ss or m:ss): 0:02.04`.
+        Regex::new(r"^\s*(?:[-*•]\s+)?([A-Za-z](?:[A-Za-z0-9 _./()%+-]|\([^()\n:]{0,15}:[^()\n]{0,15}\)){0,40}?)\s*[:=]\s+(\S.*?)\s*$")
             .expect("constant regex")
     });
     if !line.contains([':', '=']) {

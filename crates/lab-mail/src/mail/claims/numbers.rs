@@ -127,6 +127,14 @@ pub fn parse_cell(raw: &str) -> Cell {
     if NA.iter().any(|na| cell.eq_ignore_ascii_case(na)) {
         return Cell::NotApplicable;
     }
+    if let Some(secs) = clock_secs(cell) {
+        return Cell::Number {
+            value: secs,
+            unit: parse_unit("s"),
+            spread_pct: None,
+            plain: false,
+        };
+    }
     // `(+8%)`, `(-1.5 ms)`: a change in brackets. A bare `(2)` is a
     // footnote mark.
     if let Some(inner) = cell.strip_prefix('(').and_then(|c| c.strip_suffix(')')) {
@@ -175,6 +183,26 @@ pub fn parse_cell(raw: &str) -> Cell {
     }
 }
 
+/// A duration on a clock face, `0:02.04` (m:ss) or `1:02:03.5`
+/// (h:mm:ss), as `time` prints it: seconds. Only with a fraction of a
+/// second: `12:00:01` is as likely a time of day (sar's rows).
+fn clock_secs(cell: &str) -> Option<f64> {
+    static CLOCK: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"^(\d{1,3}):([0-5]\d)(?::([0-5]\d))?(\.\d{1,9})$")
+            .expect("constant regex")
+    });
+    let c = CLOCK.captures(cell)?;
+    let n = |i: usize| {
+        c.get(i)
+            .map_or(Some(0.0), |m| m.as_str().parse::<f64>().ok())
+    };
+    let frac: f64 = c[4].parse().ok()?;
+    Some(match c.get(3) {
+        Some(_) => n(1)? * 3600.0 + n(2)? * 60.0 + n(3)? + frac,
+        None => n(1)? * 60.0 + n(2)? + frac,
+    })
+}
+
 /// `3%` → 3.
 fn spread_of(s: &str) -> Option<f64> {
     let s = s.trim().strip_suffix('%')?.trim();
@@ -195,6 +223,14 @@ mod tests {
             } => (value, unit.map(|u| u.symbol.into_owned()), spread_pct),
             other => panic!("{s}: {other:?}"),
         }
+    }
+
+    #[test]
+    fn clock_durations_are_seconds_and_times_of_day_are_not() {
+        assert_eq!(num("0:02.04").0, 2.04);
+        assert!((num("1:02:03.5").0 - 3723.5).abs() < 1e-9);
+        assert_eq!(num("0:13.45").1.as_deref(), Some("s"));
+        assert!(!matches!(parse_cell("12:00:01"), Cell::Number { value, .. } if value > 43000.0));
     }
 
     #[test]

@@ -184,7 +184,7 @@ fn with_unit_line(names: &[Cell], line: Option<&Line>) -> Option<Vec<Cell>> {
     let units = split(line?.text);
     let bracketed = |c: &Cell| {
         let t = c.text.trim();
-        t.len() <= 12 && t.starts_with('(') && t.ends_with(')') && t.len() > 2
+        t.len() <= 16 && t.starts_with('(') && t.ends_with(')') && t.len() > 2
     };
     if units.is_empty() || units.len() > names.len() || !units.iter().all(bracketed) {
         return None;

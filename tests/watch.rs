@@ -47,7 +47,7 @@ fn git(dir: &Path, args: &[&str]) {
     assert!(st.success(), "git {args:?}");
 }
 
-const FIRST: [&str; 11] = [
+const FIRST: [&str; 12] = [
     "01-dm-delay-patch.eml",
     "02-dmcrypt-series-0.eml",
     "03-dmcrypt-series-1.eml",
@@ -59,6 +59,7 @@ const FIRST: [&str; 11] = [
     "09-dm-delay-tested-reply.eml",
     "10-syzbot-kasan-report.eml",
     "11-malformed.eml",
+    "13-dmcrypt-tested-reply.eml",
 ];
 
 /// The per-mail budget: the tested reply's x86_64 slice on cached
@@ -114,7 +115,7 @@ fn every_fixture_gets_its_state_and_restarts_read_only_new_commits() {
     let mut a: Vec<&str> = vec![repo.to_str().unwrap()];
     a.extend(args);
     let err = ok(&watch(&a, &dir));
-    assert!(err.contains("11 new message(s)"), "{err}");
+    assert!(err.contains("12 new message(s)"), "{err}");
     let want = [
         (PATCH, Status::OverBudget),
         (COVER, Status::OverBudget),
@@ -142,6 +143,16 @@ fn every_fixture_gets_its_state_and_restarts_read_only_new_commits() {
     }
     let s = State::open(&dir.join("state.sqlite")).unwrap();
     assert_eq!(s.with_status(Status::Malformed).unwrap().len(), 1);
+    // The five with numbers of their own are drafted: three patches (one
+    // a series, drafted at its cover letter) and two replies.
+    let drafted: Vec<String> = s
+        .recent(100)
+        .unwrap()
+        .into_iter()
+        .filter(|r| r.work.matrix.is_some())
+        .map(|r| r.msgid)
+        .collect();
+    assert_eq!(drafted.len(), 5, "{drafted:?}");
     let tested = s.get(TESTED).unwrap().unwrap();
     // Cut to the slice the cache can run, which measures the reply's
     // own values (x86_64, delay 1, before and after).
@@ -169,13 +180,13 @@ fn every_fixture_gets_its_state_and_restarts_read_only_new_commits() {
     assert_eq!(status(&dir, "b7e1-reviewed@example.org"), Status::Ignored);
     let s = State::open(&dir.join("state.sqlite")).unwrap();
     assert_eq!(s.seen_again(PATCH).unwrap(), 1);
-    assert_eq!(s.recent(100).unwrap().len(), 12);
+    assert_eq!(s.recent(100).unwrap().len(), 13);
 
     // status, show and retry.
     let st = ok(&watch(&["status"], &dir));
     let out = String::from_utf8_lossy(&watch(&["status"], &dir).stdout).to_string();
     assert!(
-        out.contains("12 message(s)") && out.contains("queued"),
+        out.contains("13 message(s)") && out.contains("queued"),
         "{st}{out}"
     );
     let show = watch(&["show", &format!("<{TESTED}>")], &dir);

@@ -198,6 +198,13 @@ fn every_fixture_gets_its_state_and_restarts_read_only_new_commits() {
     );
     ok(&watch(&["retry", PATCH], &dir));
     assert_eq!(status(&dir, PATCH), Status::New);
+    // Retrying one patch of a series retries the series, at its head.
+    let err = ok(&watch(
+        &["retry", "20241204102740.91733-3-tomasz.wielgus@example.org"],
+        &dir,
+    ));
+    assert!(err.contains("3 other message(s) of its series"), "{err}");
+    assert_eq!(status(&dir, COVER), Status::New);
     let html = std::fs::read_to_string(dir.join("index.html")).unwrap();
     assert!(html.contains(TESTED) && html.contains("over-budget"));
 }

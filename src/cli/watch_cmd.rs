@@ -199,11 +199,27 @@ fn retry(dir: &std::path::Path, msgid: &str) -> Result<i32> {
             r.reason
         )));
     }
-    w.state.set_work(&r.msgid, &Work::default())?;
-    w.state.set_status(&r.msgid, Status::New, "retry asked")?;
+    // A series is drafted at its head: retrying any of its patches
+    // retries the series.
+    let mut ids = vec![r.msgid.clone()];
+    if let Some(key) = &r.series {
+        ids = w.state.series(key)?.into_iter().map(|m| m.msgid).collect();
+    }
+    for id in &ids {
+        w.state.set_work(id, &Work::default())?;
+        w.state.set_status(id, Status::New, "retry asked")?;
+    }
     eprintln!(
-        "<{}> is new again: the next pass of lab watch drafts it from the start",
-        crate::util::escape_controls(&r.msgid)
+        "<{}> is new again{}: the next pass of lab watch drafts it from the start",
+        crate::util::escape_controls(&r.msgid),
+        if ids.len() > 1 {
+            format!(
+                ", with the {} other message(s) of its series",
+                ids.len() - 1
+            )
+        } else {
+            String::new()
+        }
     );
     Ok(0)
 }

@@ -132,6 +132,9 @@ fn finish(
     let reproduced = count(&|s| s == C::Reproduced);
     let judged = count(&|s| matches!(s, C::Reproduced | C::NotReproduced));
     let outcome = match exit {
+        // No claimed value judged (a contended host, a slice that ran
+        // none under the mail's conditions) is no clean result.
+        0 if judged == 0 && !r.claims.is_empty() => "no claimed value judged",
         0 => "fine",
         1 => "a regression or unmet claim",
         _ => "incomplete or untrusted",

@@ -159,11 +159,7 @@ pub fn cached(
         let Some(p) = id.and_then(|id| prepare(matrix, &id, k, opts).ok()) else {
             continue;
         };
-        let pointer = cache
-            .root()
-            .join("pointers")
-            .join(format!("kernel-config-{}", p.prekey));
-        if by_pointer(cache, &pointer, k).is_some() {
+        if by_pointer(cache, &config_pointer(cache, &p), k).is_some() {
             out.insert(k.id.clone());
         }
     }
@@ -259,10 +255,7 @@ fn build_one(
     let start = Instant::now();
     let p = prepare(matrix, &lazy.id, k, opts)?;
     // Fast path: the same inputs were configured and built before.
-    let pointer = cache
-        .root()
-        .join("pointers")
-        .join(format!("kernel-config-{}", p.prekey));
+    let pointer = config_pointer(cache, &p);
     let cached = |why: &str| {
         let b = by_pointer(cache, &pointer, k)?;
         events.finished(&k.id, true, true, start.elapsed().as_secs_f64(), why);
@@ -462,6 +455,15 @@ fn new_record(p: &Prepared, src: &SourceTree, matrix: &Matrix, config: &str) -> 
 }
 
 /// The build a pointer file (pre-build key → kernel key) leads to.
+/// The pointer from a kernel's inputs (before configure) to the cache
+/// entry built from them.
+fn config_pointer(cache: &Cache, p: &Prepared) -> PathBuf {
+    cache
+        .root()
+        .join("pointers")
+        .join(format!("kernel-config-{}", p.prekey))
+}
+
 fn by_pointer(cache: &Cache, pointer: &Path, k: &KernelSpec) -> Option<KernelBuild> {
     let key = std::fs::read_to_string(pointer).ok()?;
     load_entry(cache, &Key(key.trim().to_string()), k)

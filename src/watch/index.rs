@@ -36,7 +36,9 @@ fn cells(r: &Row) -> Cells {
     }
 }
 
-fn clip(s: &str, n: usize) -> String {
+/// At most `n` characters, control bytes escaped, a cut marked `~`: a
+/// table cell or a quoted line that must keep its width.
+pub(super) fn clip(s: &str, n: usize) -> String {
     let s = crate::util::escape_controls(s);
     if s.chars().count() > n {
         s.chars().take(n - 1).collect::<String>() + "~"

@@ -133,14 +133,11 @@ impl Watch {
             }
             self.triage_one(&now, opts, cache, events)?;
         }
-        // Drafts that waited for the day's budget.
+        // Drafts that waited for the day's budget: those the per-mail
+        // budget let through carry an estimate.
         for row in self.state.with_status(Status::OverBudget)? {
-            if let Some(est) = row
-                .work
-                .estimate_secs
-                .filter(|_| row.reason.contains("today"))
-            {
-                self.grant(&row.msgid, est, opts)?;
+            if let Some(est) = row.work.estimate_secs {
+                self.grant(&row.msgid, est, "", opts)?;
             }
         }
         Ok(())
@@ -306,14 +303,7 @@ impl Watch {
                 work.filter = filter;
                 work.estimate_secs = Some(estimate_secs);
                 self.state.set_work(&row.msgid, &work)?;
-                self.state
-                    .set_status(&row.msgid, Status::OverBudget, &note)?;
-                let granted = self.grant(&row.msgid, estimate_secs, opts)?;
-                let now = self
-                    .state
-                    .get(&row.msgid)?
-                    .map(|r| r.reason)
-                    .unwrap_or_default();
+                let (granted, now) = self.grant(&row.msgid, estimate_secs, &note, opts)?;
                 events.note(format!(
                     "<{}>: drafted {} cell(s), {} claim(s) binding {} value(s); {}",
                     clip(&row.msgid, 60),
@@ -332,15 +322,17 @@ impl Watch {
 
     /// Queue a draft when its estimate fits what is left of today's
     /// budget; otherwise it stays over budget, and says until when.
-    fn grant(&self, msgid: &str, estimate: f64, opts: &Options) -> Result<bool> {
+    /// `note` says what the per-mail budget cut. Returns whether it was
+    /// queued, and the reason stored with it.
+    fn grant(
+        &self,
+        msgid: &str,
+        estimate: f64,
+        note: &str,
+        opts: &Options,
+    ) -> Result<(bool, String)> {
         let day = budget::today();
         let spent = self.state.spent(&day)?;
-        let note = self
-            .state
-            .get(msgid)?
-            .map(|r| r.reason)
-            .filter(|r| r.starts_with("cut to"))
-            .unwrap_or_default();
         if spent + estimate > opts.per_day {
             let why = format!(
                 "waits for tomorrow's budget: estimated {}, and {} of today's {} is left{}",
@@ -354,11 +346,11 @@ impl Watch {
                 }
             );
             self.state.set_status(msgid, Status::OverBudget, &why)?;
-            return Ok(false);
+            return Ok((false, why));
         }
         self.state.spend(&day, msgid, estimate)?;
-        self.state.set_status(msgid, Status::Queued, &note)?;
-        Ok(true)
+        self.state.set_status(msgid, Status::Queued, note)?;
+        Ok((true, note.to_string()))
     }
 
     /// Run what is queued, one matrix at a time: first a run a restart
@@ -441,27 +433,25 @@ fn pass(
     events: &Events,
     rt: &tokio::runtime::Runtime,
 ) -> Result<()> {
-    {
-        let n = w.ingest(source, events)?;
-        if n > 0 || opts.once {
-            events.note(format!("{n} new message(s) from {}", source.id()));
-        }
-        w.triage(opts, cache, events)?;
-        if n > 0 || opts.once {
-            let counts: Vec<String> = w
-                .state
-                .counts()?
-                .iter()
-                .map(|(s, k)| format!("{k} {}", s.as_str()))
-                .collect();
-            events.note(format!("messages: {}", counts.join(", ")));
-        }
-        w.write_index()?;
-        if opts.run {
-            w.run_queue(opts, cache, events, rt)?;
-        }
-        w.write_index()
+    let n = w.ingest(source, events)?;
+    if n > 0 || opts.once {
+        events.note(format!("{n} new message(s) from {}", source.id()));
     }
+    w.triage(opts, cache, events)?;
+    if n > 0 || opts.once {
+        let counts: Vec<String> = w
+            .state
+            .counts()?
+            .iter()
+            .map(|(s, k)| format!("{k} {}", s.as_str()))
+            .collect();
+        events.note(format!("messages: {}", counts.join(", ")));
+    }
+    w.write_index()?;
+    if opts.run {
+        w.run_queue(opts, cache, events, rt)?;
+    }
+    w.write_index()
 }
 
 /// A file name for a message's draft and run: its Message-ID's hash.

@@ -155,15 +155,7 @@ fn quoted_tables(raw: &[u8]) -> Vec<String> {
     // Quoted text is the mail's own; a line past 72 columns (with "> ")
     // is cut rather than rewrapped, which would break a table.
     out.into_iter()
-        .map(|l| {
-            let l = expand_tabs(&l);
-            let l = crate::util::escape_controls(&l).into_owned();
-            if l.chars().count() > 70 {
-                l.chars().take(69).collect::<String>() + "~"
-            } else {
-                l
-            }
-        })
+        .map(|l| super::index::clip(&expand_tabs(&l), 70))
         .collect()
 }
 

@@ -208,37 +208,57 @@ fn blob(repo: &Path, commit: &str) -> Result<Option<Vec<u8>>> {
 /// Messages of an mbox from byte `from` on. A message counts once it is
 /// followed by the next `From ` line, or once the file ends in a blank
 /// line: a writer half-way through the last one is left for the next pass.
+/// The file is read line by line up to the `limit`-th message, so the
+/// batches of a first pass over a big archive each read their own bytes
+/// only (at most [`MAX_MAIL_INPUT`] a call).
 fn mbox_since(path: &Path, from: u64, limit: usize, id: &str) -> Result<Vec<Incoming>> {
-    use std::io::{Read, Seek, SeekFrom};
+    use std::io::{BufRead, Read, Seek, SeekFrom};
     let mut f = std::fs::File::open(path).with_context(|| format!("opening {}", path.display()))?;
     let len = f.metadata()?.len();
     // A shorter file was replaced or rotated: read it from the start.
     let from = if from > len { 0 } else { from };
     f.seek(SeekFrom::Start(from))?;
-    let mut data = Vec::new();
-    f.take(MAX_MAIL_INPUT).read_to_end(&mut data)?;
-    let mut starts: Vec<usize> = Vec::new();
-    let mut at = 0;
-    for line in data.split_inclusive(|&b| b == b'\n') {
-        if line.starts_with(b"From ") && (at == 0 || data[..at].ends_with(b"\n\n")) {
-            starts.push(at);
-        }
-        at += line.len();
-    }
+    let mut r = std::io::BufReader::new(f.take(MAX_MAIL_INPUT));
     let mut out = Vec::new();
-    for (i, &s) in starts.iter().enumerate() {
-        let end = match starts.get(i + 1) {
-            Some(&e) => e,
-            None if data.ends_with(b"\n\n") => data.len(),
-            None => break,
-        };
-        if out.len() >= limit {
+    // The message being read, and where the bytes read so far end.
+    let mut cur: Option<Vec<u8>> = None;
+    let mut at = 0u64;
+    // The last two bytes read: a `From ` line starts a message at the
+    // start, or after a blank line.
+    let mut tail = [0u8; 2];
+    let mut line = Vec::new();
+    let push = |out: &mut Vec<Incoming>, raw: Vec<u8>, end: u64| {
+        out.push(Incoming {
+            raw,
+            cursor: (id.into(), "offset".into(), (from + end).to_string()),
+        });
+    };
+    loop {
+        line.clear();
+        if r.read_until(b'\n', &mut line)? == 0 {
             break;
         }
-        out.push(Incoming {
-            raw: data[s..end].to_vec(),
-            cursor: (id.into(), "offset".into(), (from + end as u64).to_string()),
-        });
+        if line.starts_with(b"From ") && (at == 0 || tail == *b"\n\n") {
+            if let Some(raw) = cur.take() {
+                push(&mut out, raw, at);
+                if out.len() >= limit {
+                    return Ok(out);
+                }
+            }
+            cur = Some(Vec::new());
+        }
+        if let Some(m) = cur.as_mut() {
+            m.extend_from_slice(&line);
+        }
+        at += line.len() as u64;
+        tail = match line.as_slice() {
+            [.., a, b] => [*a, *b],
+            [b] => [tail[1], *b],
+            [] => tail,
+        };
+    }
+    if let Some(raw) = cur.filter(|_| tail == *b"\n\n") {
+        push(&mut out, raw, at);
     }
     Ok(out)
 }
@@ -261,6 +281,14 @@ mod tests {
         assert!(String::from_utf8_lossy(&got[0].raw).contains("From here on"));
         let off = got[1].cursor.2.clone();
         assert_eq!(off, (one.len() + two.len()).to_string());
+        // One message a batch: each batch ends where the next begins.
+        let first = src.poll(&|_| None, 1).unwrap();
+        assert_eq!(first.len(), 1);
+        assert_eq!(first[0].cursor.2, one.len().to_string());
+        let second = src
+            .poll(&|k| (k == "offset").then(|| one.len().to_string()), 1)
+            .unwrap();
+        assert_eq!(second[0].raw, two.as_bytes());
         let again = src
             .poll(&|k| (k == "offset").then(|| off.clone()), 10)
             .unwrap();

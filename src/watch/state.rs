@@ -273,28 +273,31 @@ impl State {
 
     /// Messages in one status, oldest first.
     pub fn with_status(&self, status: Status) -> Result<Vec<Row>> {
-        let mut st = self.db.prepare(&format!(
-            "SELECT {COLUMNS} FROM messages WHERE status = ?1 ORDER BY first_seen, rowid"
-        ))?;
-        let rows = st.query_map(params![status.as_str()], read_row)?;
-        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+        self.rows(
+            "WHERE status = ?1 ORDER BY first_seen, rowid",
+            params![status.as_str()],
+        )
     }
 
     /// The most recent `limit` messages, newest first.
     pub fn recent(&self, limit: usize) -> Result<Vec<Row>> {
-        let mut st = self.db.prepare(&format!(
-            "SELECT {COLUMNS} FROM messages ORDER BY first_seen DESC, rowid DESC LIMIT ?1"
-        ))?;
-        let rows = st.query_map(params![limit as i64], read_row)?;
-        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+        self.rows(
+            "ORDER BY first_seen DESC, rowid DESC LIMIT ?1",
+            params![limit as i64],
+        )
     }
 
     /// Every message of one series, in patch order.
     pub fn series(&self, key: &str) -> Result<Vec<Row>> {
-        let mut st = self.db.prepare(&format!(
-            "SELECT {COLUMNS} FROM messages WHERE series = ?1 ORDER BY part, first_seen"
-        ))?;
-        let rows = st.query_map(params![key], read_row)?;
+        self.rows("WHERE series = ?1 ORDER BY part, first_seen", params![key])
+    }
+
+    /// The rows `tail` (a WHERE and ORDER BY clause) selects.
+    fn rows(&self, tail: &str, args: impl rusqlite::Params) -> Result<Vec<Row>> {
+        let mut st = self
+            .db
+            .prepare(&format!("SELECT {COLUMNS} FROM messages {tail}"))?;
+        let rows = st.query_map(args, read_row)?;
         Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
     }
 

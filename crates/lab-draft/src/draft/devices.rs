@@ -352,12 +352,7 @@ fn needs(s: &Step) -> Vec<&'static str> {
             "striped" => vec![],
             _ => vec![],
         },
-        Step::Mkfs { fs, .. } => match fs.as_str() {
-            "ext4" | "ext3" | "ext2" => vec!["CONFIG_EXT4_FS=y"],
-            "btrfs" => vec!["CONFIG_BTRFS_FS=y"],
-            "f2fs" => vec!["CONFIG_F2FS_FS=y"],
-            _ => vec![],
-        },
+        Step::Mkfs { fs, .. } => crate::matrix::fs::kconfig(fs).to_vec(),
         Step::Knob { path, value } if path.ends_with("/queue/scheduler") => match value.as_str() {
             "mq-deadline" => vec!["CONFIG_MQ_IOSCHED_DEADLINE=y"],
             "bfq" => vec!["CONFIG_IOSCHED_BFQ=y"],

@@ -301,28 +301,19 @@ impl DmTarget {
 /// templated target (`target: "{{ t }}"`) is not known before the cells
 /// are rendered and adds nothing.
 pub fn config_fragment(steps: &[SetupStep], have: &[Fragment]) -> Option<Fragment> {
-    let set = |line: &str| {
-        have.iter()
-            .any(|f| f.text.lines().any(|l| l.trim() == line))
-    };
-    let mut text = String::new();
-    for step in steps {
-        let SetupStep::Dm(d) = step else { continue };
-        let Ok(t) = DmTarget::from_def(d) else {
-            continue;
-        };
-        for line in t.kconfig() {
-            if !set(line) && !text.lines().any(|l| l == *line) {
-                text.push_str(line);
-                text.push('\n');
-            }
-        }
-    }
-    (!text.is_empty()).then(|| Fragment {
-        name: "dm-targets".into(),
-        origin: "implied by the setup's dm targets".into(),
-        text,
-    })
+    let lines = steps
+        .iter()
+        .flat_map(|step| match step {
+            SetupStep::Dm(d) => DmTarget::from_def(d).map_or(&[][..], |t| t.kconfig()),
+            _ => &[],
+        })
+        .copied();
+    super::fragments::implied(
+        "dm-targets",
+        "implied by the setup's dm targets",
+        lines,
+        have,
+    )
 }
 
 #[cfg(test)]

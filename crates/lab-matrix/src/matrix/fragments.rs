@@ -65,6 +65,34 @@ pub fn is_symbol(s: &str) -> bool {
             .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
 }
 
+/// The lines of `lines` that no fragment in `have` sets, once each, as
+/// one fragment: what the setup needs and the matrix did not say. None
+/// when every line is there, so a matrix whose fragments already have
+/// them keeps its kernels' fragments, and so its cache keys.
+pub fn implied<'a>(
+    name: &str,
+    origin: &str,
+    lines: impl IntoIterator<Item = &'a str>,
+    have: &[Fragment],
+) -> Option<Fragment> {
+    let set = |line: &str| {
+        have.iter()
+            .any(|f| f.text.lines().any(|l| l.trim() == line))
+    };
+    let mut text = String::new();
+    for line in lines {
+        if !set(line) && !text.lines().any(|l| l == line) {
+            text.push_str(line);
+            text.push('\n');
+        }
+    }
+    (!text.is_empty()).then(|| Fragment {
+        name: name.into(),
+        origin: origin.into(),
+        text,
+    })
+}
+
 /// Resolve a fragment name (`hz100`, or `hz100.config`).
 pub fn resolve(name: &str, dirs: &[PathBuf]) -> Option<Fragment> {
     if !is_plain_name(name) {

@@ -14,6 +14,7 @@ pub mod expand;
 mod filter;
 pub mod fioopts;
 pub mod fragments;
+pub mod fs;
 pub mod limits;
 pub mod perf;
 pub mod schema;
@@ -335,6 +336,7 @@ fn validate(path: &Path, text: &str, f: MatrixFile, max_cells: usize) -> Result<
 
     let setup: Vec<SetupStep> = f.setup.into_iter().map(|s| s.value).collect();
     common.extend(dm::config_fragment(&setup, &common));
+    common.extend(fs::config_fragment(&setup, &common));
     let m = Matrix {
         path: path.to_path_buf(),
         name: f.name,

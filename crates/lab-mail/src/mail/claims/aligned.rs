@@ -18,7 +18,7 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
             (Some(group_name(text)), i + 1)
         }
     };
-    let (headers, after) = headers_at(lines, h)?;
+    let (mut headers, after) = headers_at(lines, h)?;
     let mut body: Vec<BodyLine> = group
         .into_iter()
         .map(|text| BodyLine::Group { text })
@@ -113,6 +113,9 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
     if !enough {
         return None;
     }
+    if headers.spans.is_empty() && after == h + 1 {
+        single_spaced_names(&mut headers, lines[h].text, &body);
+    }
     let mut d = grid::build(&headers, body)?;
     d.start = i;
     d.end = end;
@@ -176,6 +179,29 @@ fn headers_at(lines: &[Line], h: usize) -> Option<(Headers, usize)> {
         },
         h + 1,
     ))
+}
+
+/// A header whose names are set apart by single spaces in places
+/// (iostat's `%rrqm r_await rareq-sz`) reads as fewer names than its
+/// rows have cells, and a row's first numbers would become keys. When
+/// every row has the same width and the header has exactly that many
+/// words, each word is a name.
+fn single_spaced_names(headers: &mut Headers, text: &str, body: &[BodyLine]) {
+    let mut widths = body.iter().filter_map(|b| match b {
+        BodyLine::Row { cells, .. } => Some(cells.len()),
+        BodyLine::Group { .. } => None,
+    });
+    let Some(width) = widths.next() else { return };
+    // A line of units in brackets, `(secs)  (real time)`, is no header
+    // whose words are names.
+    let units = headers.names.iter().all(|c| c.text.starts_with('('));
+    if units || headers.names.len() >= width || !widths.all(|w| w == width) {
+        return;
+    }
+    let words = grid::words(text);
+    if words.len() == width {
+        headers.names = words;
+    }
 }
 
 /// The names with the units of the line under them, when that line is

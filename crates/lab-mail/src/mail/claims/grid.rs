@@ -16,6 +16,28 @@ pub struct Cell {
     pub text: String,
 }
 
+/// Every whitespace-separated word of a line as a cell, with its place.
+pub fn words(line: &str) -> Vec<Cell> {
+    let mut cells = Vec::new();
+    let mut start = None;
+    let chars: Vec<char> = line.chars().collect();
+    for (col, ch) in chars.iter().chain(std::iter::once(&' ')).enumerate() {
+        match (ch.is_whitespace(), start) {
+            (false, None) => start = Some(col),
+            (true, Some(s)) => {
+                cells.push(Cell {
+                    start: s,
+                    end: col,
+                    text: chars[s..col].iter().collect(),
+                });
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    cells
+}
+
 /// Cells split at tabs or runs of two or more spaces, so `lat (ms)`
 /// stays one cell; a line with neither splits at single spaces. Spaces
 /// around `±` are dropped first, so `123 ±  2%` is one cell.

@@ -312,9 +312,19 @@ fn is_shell(text: &str) -> bool {
 /// `[   12.345678] nvme0n1: ...`: a kernel log line.
 /// A line of an event trace (blkparse, ftrace, perf script): a
 /// timestamp of microseconds or finer, with a device pair (`259,0`), a
-/// `[task]` or `[cpu]` in brackets, or an `event:` name. Its numbers
-/// are sectors, PIDs and sequence numbers, never results.
+/// `[task]` or `[cpu]` in brackets, or an `event:` name; or, with no
+/// timestamp, a block event's own record: device pair, the `RWBS`
+/// flags, `sector + count` (`179,0 R 84601376 + 2064`), as the block
+/// tracepoints print it. Its numbers are sectors, PIDs and sequence
+/// numbers, never results.
 fn is_trace_event(text: &str) -> bool {
+    static BLOCK_RECORD: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\b\d{1,4},\d{1,4}\s+[RWDFSMNABE]{1,6}\s+\d+\s\+\s\d+\b")
+            .expect("constant regex")
+    });
+    if text.contains(" + ") && BLOCK_RECORD.is_match(text) {
+        return true;
+    }
     static STAMP: LazyLock<Regex> =
         LazyLock::new(|| Regex::new(r"(?:^|\s)\d+\.\d{6,9}:?(?:\s|$)").expect("constant regex"));
     static CONTEXT: LazyLock<Regex> = LazyLock::new(|| {
@@ -348,6 +358,8 @@ mod tests {
             "259,0    4        1     0.000045379     0  C  WS 401408 + 8 [0]",
             "   fio-1234  [003] d..1  123.456789: block_rq_issue: 259,0 WS 4096 () 401408 + 8 [fio]",
             "fio 1234 [003] 123.456789: cycles:  ffffffff8172c355 blk_mq_submit_bio",
+            "\tblock_bio_queue: 179,0 R 84601376 + 2064 [Thread-2]",
+            "block_rq_complete: 8,0 WFS 153795416 + 5120 [0]",
         ] {
             assert!(is_trace_event(t), "{t}");
         }
@@ -355,6 +367,7 @@ mod tests {
             "  read   0.123456   0.234567",
             "[PATCH] 1.000000 ratio",
             "bw=1.234567 GB/s",
+            "randread 4,096 + 8 jobs: 1.2 GB/s",
         ] {
             assert!(!is_trace_event(t), "{t}");
         }

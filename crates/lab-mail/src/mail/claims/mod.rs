@@ -13,6 +13,7 @@ mod aligned;
 mod borders;
 mod fio;
 mod grid;
+mod hist;
 mod labels;
 pub mod lines;
 mod lkp;
@@ -240,7 +241,8 @@ type Layout = fn(&[Line], usize) -> Option<Draft>;
 
 /// The general reader, [`measures`], comes last: it takes what the
 /// layouts that know a tool's format leave.
-const LAYOUTS: [Layout; 9] = [
+const LAYOUTS: [Layout; 10] = [
+    hist::at,
     terse::at,
     structured::at,
     lkp::at,

@@ -559,3 +559,39 @@ fn shell_traces_settings_and_record_dumps_are_never_claims() {
         control_only(noise);
     }
 }
+
+/// sysstat's iostat sets some names apart by one space (`%rrqm r_await`);
+/// every number of a row is still a value, under its own name.
+#[test]
+fn a_header_with_single_spaced_names_keeps_each_name() {
+    let got = keyed_values(
+        "Device            r/s     rMB/s   rrqm/s  %rrqm r_await rareq-sz  aqu-sz  %util\n\
+         md0           52430.00   3276.87     0.00   0.00    0.62    64.00   32.60  80.10\n\
+         sd*            4487.00    409.00  2054.00  31.40    0.82    93.34    3.68  71.20\n",
+    );
+    assert_eq!(got.len(), 16, "{got:?}");
+    assert_eq!(got[0], ("md0".to_string(), 52430.0));
+    let t =
+        extract_text("Device  r/s  %rrqm r_await\nmd0  5.00  1.00  0.50\nsd*  4.00  2.00  0.25\n");
+    let names: Vec<&str> = t[0].columns.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["r/s", "%rrqm", "r_await"]);
+}
+
+/// A bucket's bounds are its key: a block event's own record (device,
+/// flags, `sector + count`) and a histogram's ranges give no values.
+#[test]
+fn histogram_bounds_and_block_event_records_are_no_values() {
+    let got = keyed_values(
+        "before:\n\tblock_bio_queue: 179,0 R 84601376 + 2064 [Thread-2]\n\
+         \tblock_bio_queue: 179,0 R 84603440 + 2048 [Thread-2]\n\n\
+         @latency[64]:\n[256, 512)        379481 |@@          |\n\
+         [512, 1K)        8096428 |@@@@@@@@@@@@|\n",
+    );
+    assert_eq!(
+        got,
+        [
+            ("[256, 512)".to_string(), 379481.0),
+            ("[512, 1K)".to_string(), 8096428.0)
+        ]
+    );
+}

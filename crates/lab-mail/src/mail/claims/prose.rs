@@ -275,6 +275,19 @@ fn measured_numbers(
     // A stated change still is one (`noticed a -72.9% regression of
     // fio.write_iops on:`).
     let introduces = s.trim_end().ends_with(':');
+    // A list of steps may follow the colon of the sentence before it,
+    // with no full stop between: the numbers from the first step on are
+    // settings. After a colon only a list item counts: a commit's subject
+    // (`workqueue: Make unbound ...`) is imperative too.
+    let steps_from = std::iter::once(0)
+        .filter(|_| is_step(s))
+        .chain(
+            s.match_indices(": ")
+                .map(|(i, _)| i + 2)
+                .filter(|&i| s[i..].starts_with(['-', '*', '+']) && is_step(&s[i..])),
+        )
+        .next()
+        .unwrap_or(usize::MAX);
     let toks = scan(s, conv);
     let mut out = Vec::new();
     for (k, t) in toks.iter().enumerate() {
@@ -284,7 +297,7 @@ fn measured_numbers(
         // is the last that starts at or before it (ranges do not nest).
         let k_cov = covered.partition_point(|r| r.start <= n.at);
         let in_form = k_cov > 0 && covered[k_cov - 1].contains(&n.at);
-        if n.parameter || in_form {
+        if n.parameter || in_form || n.at >= steps_from {
             continue;
         }
         let word_before = |back: usize| match k.checked_sub(back).map(|b| &toks[b]) {
@@ -349,6 +362,47 @@ fn measured_numbers(
         ));
     }
     out
+}
+
+/// A step of a procedure (`- Create a second queue with completion time
+/// 100 ms`, `2) Set the rate to 10 MB/s`): an imperative verb first, then
+/// a word. Its numbers are what the author set up, not what was measured.
+fn is_step(s: &str) -> bool {
+    const STEPS: [&str; 16] = [
+        "create",
+        "set",
+        "configure",
+        "run",
+        "start",
+        "mount",
+        "format",
+        "submit",
+        "use",
+        "enable",
+        "disable",
+        "load",
+        "boot",
+        "add",
+        "make",
+        "limit",
+    ];
+    let s = s.trim_start();
+    let s = s
+        .strip_prefix(['-', '*', '+'])
+        .or_else(|| {
+            let digits = s.len() - s.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+            (1..=2)
+                .contains(&digits)
+                .then(|| s[digits..].strip_prefix(['.', ')']))
+                .flatten()
+        })
+        .unwrap_or(s);
+    let mut words = s.split_whitespace();
+    let verb = words.next().unwrap_or("").to_lowercase();
+    STEPS.contains(&verb.as_str())
+        && words
+            .next()
+            .is_some_and(|w| w.starts_with(|c: char| c.is_alphabetic()))
 }
 
 /// A whole token that is a number: `6.12.117` and `v6` are not.

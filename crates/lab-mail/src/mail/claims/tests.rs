@@ -595,3 +595,18 @@ fn histogram_bounds_and_block_event_records_are_no_values() {
         ]
     );
 }
+
+/// The steps of a procedure say what was set up; a commit subject is
+/// imperative too, and the numbers after it are still read.
+#[test]
+fn numbers_in_the_steps_of_a_procedure_are_settings() {
+    let got = keyed_values(
+        "It was verified as follows:\n- Create a first queue with completion time 1 ms.\n\
+         - Set the second queue's completion time to 100 ms.\n",
+    );
+    assert!(got.is_empty(), "{got:?}");
+    let got =
+        keyed_values("Since commit abc (\"wq: Make unbound pools per-cpu\") p99 went up by 35%.\n");
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert_eq!(got[0].1, 35.0);
+}

@@ -43,6 +43,7 @@ pub const MAX_LINE: usize = 16 * 1024;
 
 pub fn readable(body: &str) -> Vec<Line<'_>> {
     let raw: Vec<(usize, &str)> = body.lines().map(unquote).collect();
+    let script = fenced_scripts(&raw);
     let mut states: Vec<DepthState> = Vec::new();
     let mut out = Vec::with_capacity(raw.len());
     let mut last_depth = 0;
@@ -76,7 +77,7 @@ pub fn readable(body: &str) -> Vec<Line<'_>> {
         // use `--` to close a pasted file, with their results after it.
         let tail_is_short = raw[i].1 != "--" || short_tail(&raw[i + 1..], depth);
         let kept = keep_line(&mut states[depth], text, next_same, tail_is_short);
-        let keep = text.len() <= MAX_LINE && kept == Kept::Text;
+        let keep = text.len() <= MAX_LINE && kept == Kept::Text && !script[i];
         out.push(Line {
             depth,
             text: if keep { text } else { "" },
@@ -85,6 +86,53 @@ pub fn readable(body: &str) -> Vec<Line<'_>> {
         });
     }
     out
+}
+
+/// The lines of a script pasted between markdown fences (```), fences
+/// included: its numbers are arguments and constants, not results. A
+/// fenced block is a script when at least 3 of its lines, and a fifth
+/// of them, are shell or C syntax (`do_x() {`, `;;`, `done`, `fi`). A
+/// fenced block of output is read as usual.
+fn fenced_scripts(raw: &[(usize, &str)]) -> Vec<bool> {
+    let mut out = vec![false; raw.len()];
+    let mut open: Option<(usize, usize)> = None;
+    for (i, &(depth, text)) in raw.iter().enumerate() {
+        if !text.trim_start().starts_with("```") {
+            continue;
+        }
+        match open {
+            Some((start, d)) if d == depth => {
+                let body = &raw[start + 1..i];
+                let lines = body.iter().filter(|(_, t)| !t.trim().is_empty()).count();
+                let code = body.iter().filter(|(_, t)| is_script_syntax(t)).count();
+                if code >= 3 && code * 5 >= lines {
+                    out[start..=i].iter_mut().for_each(|x| *x = true);
+                }
+                open = None;
+            }
+            _ => open = Some((i, depth)),
+        }
+    }
+    out
+}
+
+fn is_script_syntax(text: &str) -> bool {
+    const ENDS: [&str; 7] = ["{", "}", ";;", "then", "do", "else", ";"];
+    const STARTS: [&str; 9] = [
+        "#!",
+        "for ",
+        "while ",
+        "if ",
+        "case ",
+        "function ",
+        "local ",
+        "export ",
+        "elif ",
+    ];
+    let t = text.trim();
+    matches!(t, "fi" | "done" | "esac" | "}" | "};")
+        || ENDS.iter().any(|e| t.ends_with(e))
+        || STARTS.iter().any(|s| t.starts_with(s))
 }
 
 /// What a line is, at its own depth's state.

@@ -610,3 +610,14 @@ fn numbers_in_the_steps_of_a_procedure_are_settings() {
     assert_eq!(got.len(), 1, "{got:?}");
     assert_eq!(got[0].1, 35.0);
 }
+
+/// A script between markdown fences gives no values; fenced output does.
+#[test]
+fn a_fenced_script_is_code_and_fenced_output_is_read() {
+    let script = "```\ndo_create() {\n  for i in $(seq 1 $1); do mkdir d$i; done\n}\n\
+                  case \"$1\" in\n  test)\n    do_create 4000\n    do_touch 0 3000\n    ;;\nesac\n```\n";
+    let got = keyed_values(script);
+    assert!(got.is_empty(), "{got:?}");
+    let output = "```\n  run   before  after\n  a     10.5    5.25\n  b     11.0    5.5\n```\n";
+    assert_eq!(keyed_values(output).len(), 4);
+}

@@ -205,6 +205,7 @@ fn keep_line(st: &mut DepthState, text: &str, next: Option<&str>, tail_is_short:
         || is_dmesg(text)
         || is_trace_event(text)
         || is_shell(text)
+        || is_command(text)
     {
         Kept::Other
     } else {
@@ -355,6 +356,37 @@ fn is_shell(text: &str) -> bool {
     });
     (text.contains('@') || text.starts_with(['+', '-', 'd', 'l', 'c', 'b', 'p', 's']))
         && SHELL.is_match(text)
+}
+
+/// A command line as typed, without a prompt: a program's name, then
+/// arguments with at least one option (`usemem --init-time -n 48 1G`,
+/// `valkey-server --maxmemory 2560M`), or a continued line of options
+/// (`  --runtime=60 --rw=randread \`). Its numbers are arguments. A
+/// result line has a label with a colon or a number first, so a word
+/// ending in `:` rules a line out.
+fn is_command(text: &str) -> bool {
+    let t = text.trim();
+    let mut words = t.split_whitespace();
+    let Some(first) = words.next() else {
+        return false;
+    };
+    let option = |w: &str| {
+        let w = w.strip_prefix("--").or_else(|| w.strip_prefix('-'));
+        w.is_some_and(|r| r.starts_with(|c: char| c.is_ascii_alphabetic()))
+    };
+    let program = first.len() > 1
+        && first.starts_with(|c: char| c.is_ascii_lowercase())
+        && first
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "._-/+".contains(c));
+    let continued = t.ends_with('\\') && option(first);
+    // A sentence that mentions an option (`that -pipe is, on average,
+    // faster`) has punctuation, or words before its first option.
+    (program || continued)
+        && !t
+            .split_whitespace()
+            .any(|w| w.ends_with([':', ',', '.', ';', '?']))
+        && t.split_whitespace().skip(1).take(3).any(option)
 }
 
 /// `[   12.345678] nvme0n1: ...`: a kernel log line.

@@ -621,3 +621,18 @@ fn a_fenced_script_is_code_and_fenced_output_is_read() {
     let output = "```\n  run   before  after\n  a     10.5    5.25\n  b     11.0    5.5\n```\n";
     assert_eq!(keyed_values(output).len(), 4);
 }
+
+/// A command as typed, without a prompt, gives its arguments, not
+/// values; a sentence that names an option is still read.
+#[test]
+fn a_typed_command_gives_no_values() {
+    for cmd in [
+        "valkey-server --maxmemory 2560M",
+        "usemem --init-time -O -y -x -n 48 1G",
+        "    --norandommap --runtime=60 --rw=randread --numjobs=64 \\",
+    ] {
+        control_only(cmd);
+    }
+    let got = keyed_values("I think -pipe is, on average, about 0.2 seconds faster.\n");
+    assert_eq!(got.len(), 1, "{got:?}");
+}

@@ -16,6 +16,13 @@ static JOB: LazyLock<Regex> = LazyLock::new(|| {
 static IO: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^\s*(read|write|trim)\s*: IOPS=([^,\s]+), BW=([^\s(]+)").expect("constant regex")
 });
+/// fio 2.x's line: `write: io=445360KB, bw=7418.6KB/s, iops=463, runt=
+/// 60033msec` (the job header above it is often cut from a mail; a
+/// number the author made bold, `*iops=463*`, is still fio's).
+static IO_OLD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\s*(read|write|trim)\s*: io=\s*[^,\s]+, bw=\s*([^,\s]+), \*?iops=\s*([^,\s]+)")
+        .expect("constant regex")
+});
 static STAT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^\s*(slat|clat|lat|bw|iops)\s*(?:\(\s*([^)]*?)\s*\))?\s*:\s*(min=.*)$")
         .expect("constant regex")
@@ -45,6 +52,7 @@ static OTHER: LazyLock<Regex> = LazyLock::new(|| {
 fn is_fio(text: &str) -> bool {
     JOB.is_match(text)
         || IO.is_match(text)
+        || IO_OLD.is_match(text)
         || STAT.is_match(text)
         || PCT_HEAD.is_match(text)
         || CPU.is_match(text)
@@ -54,10 +62,14 @@ fn is_fio(text: &str) -> bool {
 pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
     let t = &lines[i].text;
     // Every line that starts fio's output has one of these.
-    if !(t.contains("(g") || t.contains("IOPS=")) {
+    if !(t.contains("(g") || t.contains("IOPS=") || t.contains("iops=")) {
         return None;
     }
-    if !(JOB.is_match(t) || IO.is_match(t) || OTHER.is_match(t) && t.contains("(g=")) {
+    if !(JOB.is_match(t)
+        || IO.is_match(t)
+        || IO_OLD.is_match(t)
+        || OTHER.is_match(t) && t.contains("(g="))
+    {
         return None;
     }
     let mut d = Draft::one_value(ClaimKind::Fio, &["job", "direction", "metric"], i);
@@ -91,6 +103,18 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
                 line.no,
             );
             add(&mut d, k3(&job, &dir, "BW"), &c[3], None, line.no);
+        } else if let Some(c) = IO_OLD.captures(text) {
+            dir = c[1].to_string();
+            pct = None;
+            let iops = c[3].trim_matches('*');
+            add(
+                &mut d,
+                k3(&job, &dir, "IOPS"),
+                iops,
+                parse_unit("IOPS"),
+                line.no,
+            );
+            add(&mut d, k3(&job, &dir, "BW"), &c[2], None, line.no);
         } else if let Some(c) = STAT.captures(text) {
             let name = c[1].to_string();
             let unit = c.get(2).and_then(|u| parse_unit(u.as_str()));
@@ -146,7 +170,8 @@ fn rest_of_line(d: &mut Draft, read_from: usize, job: &str, dir: &str, text: &st
         Regex::new(r"^\s*(?:\S+: \(g(?:roupid)?=|Jobs: \d|latency\s*:|IO depths|submit\s*:|complete\s*:|Starting|fio-\d|Run status|Disk stats|clat percentiles|lat percentiles|slat percentiles|\|)")
             .expect("constant regex")
     });
-    const BOOKKEEPING: [&str; 4] = ["short", "dropped", "err", "pid"];
+    // `runt=` is fio 2.x's runtime, which the job set.
+    const BOOKKEEPING: [&str; 5] = ["short", "dropped", "err", "pid", "runt"];
     if SKIP.is_match(text) {
         return;
     }
@@ -161,7 +186,11 @@ fn rest_of_line(d: &mut Draft, read_from: usize, job: &str, dir: &str, text: &st
     let label = text.split(':').next().unwrap_or("").trim().to_string();
     for t in scan(text, Convention::Us) {
         let Tok::Num(n) = t else { continue };
-        if n.parameter || n.name.as_deref().is_some_and(|m| BOOKKEEPING.contains(&m)) {
+        // fio 2.x pads it: `runt= 60033msec`.
+        let runt = text
+            .get(..n.at)
+            .is_some_and(|b| b.trim_end().ends_with("runt="));
+        if n.parameter || runt || n.name.as_deref().is_some_and(|m| BOOKKEEPING.contains(&m)) {
             continue;
         }
         if let Some(k) = read

@@ -636,3 +636,25 @@ fn a_typed_command_gives_no_values() {
     let got = keyed_values("I think -pipe is, on average, about 0.2 seconds faster.\n");
     assert_eq!(got.len(), 1, "{got:?}");
 }
+
+/// fio 2.x's output, its job header cut: the `write: io=, bw=, iops=,
+/// runt=` line and its percentile rows are fio's, the runtime a setting.
+#[test]
+fn fio_2_output_without_its_job_header_is_read_as_fio() {
+    let got = keyed_values(
+        "write: io=445360KB, bw=7418.6KB/s, *iops=463*, runt= 60033msec\n\
+         clat (usec): min=4, max=32132, avg=311.90, stdev=1812.74\n\
+         clat percentiles (usec):\n\
+         | 1.00th=[ 8], 5.00th=[ 10], 10.00th=[ 16], 20.00th=[ 25],\n\
+         | 99.00th=[11840], 99.50th=[15936], 99.90th=[21888], 99.95th=[23936],\n",
+    );
+    let find = |k: &str| {
+        got.iter()
+            .find(|(key, _)| key.ends_with(k))
+            .map(|(_, v)| *v)
+    };
+    assert_eq!(find("write / IOPS"), Some(463.0), "{got:?}");
+    assert_eq!(find("clat p1.00"), Some(8.0), "{got:?}");
+    assert_eq!(find("clat p99.95"), Some(23936.0), "{got:?}");
+    assert!(got.iter().all(|(_, v)| *v != 60033.0), "{got:?}");
+}

@@ -205,7 +205,6 @@ fn keep_line(st: &mut DepthState, text: &str, next: Option<&str>, tail_is_short:
         || is_dmesg(text)
         || is_trace_event(text)
         || is_shell(text)
-        || is_command(text)
     {
         Kept::Other
     } else {
@@ -363,8 +362,9 @@ fn is_shell(text: &str) -> bool {
 /// `valkey-server --maxmemory 2560M`), or a continued line of options
 /// (`  --runtime=60 --rw=randread \`). Its numbers are arguments. A
 /// result line has a label with a colon or a number first, so a word
-/// ending in `:` rules a line out.
-fn is_command(text: &str) -> bool {
+/// ending in `:` rules a line out. The line stays readable: above a
+/// table it says which command the numbers are from.
+pub(crate) fn is_command(text: &str) -> bool {
     let t = text.trim();
     let mut words = t.split_whitespace();
     let Some(first) = words.next() else {

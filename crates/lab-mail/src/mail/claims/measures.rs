@@ -427,6 +427,9 @@ fn names_setup(toks: &[Tok]) -> bool {
 /// option), code, disassembly, hex dumps, stack traces, kernel log
 /// records, dates and a shortlog's `Name (3):`.
 pub(super) fn never_claims(text: &str) -> bool {
+    if super::lines::is_command(text) {
+        return true;
+    }
     static DUMP: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(
             r"(?x)

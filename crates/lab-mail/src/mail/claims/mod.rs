@@ -347,8 +347,9 @@ fn in_block(block: &[Line], before: &[Line], origin: &std::sync::Arc<Origin>) ->
             _ => i += 1,
         }
     }
-    // Prose is read from the lines no table took.
-    let mut free = vec![true; block.len()];
+    // Prose is read from the lines no table took, and a typed command is
+    // none: it ends the sentence that introduced it.
+    let mut free: Vec<bool> = block.iter().map(|l| !lines::is_command(l.text)).collect();
     for d in &found {
         free[d.start..d.end].iter_mut().for_each(|f| *f = false);
     }

@@ -21,17 +21,23 @@ pub fn kconfig(fs: &str) -> &'static [&'static str] {
 
 /// The options the setup's `mkfs` and `mount` steps need and no fragment
 /// sets, as one fragment (`file-systems`). A templated name
-/// (`fs: "{{ fs }}"`) is not known before the cells are rendered and
-/// adds nothing.
-pub fn config_fragment(steps: &[SetupStep], have: &[Fragment]) -> Option<Fragment> {
-    let lines = steps
+/// (`fs: "{{ fs }}"`) counts as every value it renders to over `axes`
+/// (name, values): the kernel is shared by the cells of every value.
+pub fn config_fragment(
+    steps: &[SetupStep],
+    have: &[Fragment],
+    axes: &[(String, Vec<serde_json::Value>)],
+) -> Option<Fragment> {
+    let names: Vec<String> = steps
         .iter()
-        .flat_map(|step| match step {
-            SetupStep::Mkfs(m) => kconfig(&m.fs),
-            SetupStep::Mount(m) => m.fs.as_deref().map_or(&[][..], kconfig),
-            _ => &[],
+        .filter_map(|step| match step {
+            SetupStep::Mkfs(m) => Some(m.fs.as_str()),
+            SetupStep::Mount(m) => m.fs.as_deref(),
+            _ => None,
         })
-        .copied();
+        .flat_map(|fs| super::template::render_each(fs, axes))
+        .collect();
+    let lines = names.iter().flat_map(|fs| kconfig(fs)).copied();
     super::fragments::implied(
         "file-systems",
         "implied by the setup's mkfs and mount steps",
@@ -68,10 +74,19 @@ mod tests {
             mount(None),
             mkfs("{{ fs }}"),
         ];
-        let f = config_fragment(&steps, &[]).unwrap();
+        let f = config_fragment(&steps, &[], &[]).unwrap();
         assert_eq!(
             (f.name.as_str(), f.text.as_str()),
             ("file-systems", "CONFIG_XFS_FS=y\n")
+        );
+        let axes = [(
+            "fs".to_string(),
+            vec![serde_json::json!("btrfs"), serde_json::json!("ext4")],
+        )];
+        let f = config_fragment(&steps, &[], &axes).unwrap();
+        assert_eq!(
+            f.text,
+            "CONFIG_XFS_FS=y\nCONFIG_BTRFS_FS=y\nCONFIG_EXT4_FS=y\n"
         );
         let ext4 = Fragment {
             name: "ext4".into(),
@@ -79,9 +94,9 @@ mod tests {
             text: "# ext4\nCONFIG_EXT4_FS=y\n".into(),
         };
         assert_eq!(
-            config_fragment(&[mkfs("ext3"), mount(Some("ext4"))], &[ext4]),
+            config_fragment(&[mkfs("ext3"), mount(Some("ext4"))], &[ext4], &[]),
             None
         );
-        assert_eq!(config_fragment(&[mount(Some("tmpfs"))], &[]), None);
+        assert_eq!(config_fragment(&[mount(Some("tmpfs"))], &[], &[]), None);
     }
 }

@@ -336,7 +336,11 @@ fn validate(path: &Path, text: &str, f: MatrixFile, max_cells: usize) -> Result<
 
     let setup: Vec<SetupStep> = f.setup.into_iter().map(|s| s.value).collect();
     common.extend(dm::config_fragment(&setup, &common));
-    common.extend(fs::config_fragment(&setup, &common));
+    let axes_json: Vec<(String, Vec<serde_json::Value>)> = all_axes
+        .iter()
+        .map(|(n, vs)| (n.clone(), vs.iter().map(Scalar::to_json).collect()))
+        .collect();
+    common.extend(fs::config_fragment(&setup, &common, &axes_json));
     let m = Matrix {
         path: path.to_path_buf(),
         name: f.name,

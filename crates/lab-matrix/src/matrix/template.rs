@@ -38,6 +38,47 @@ pub fn render(template: &str, vars: &Vars) -> Result<String> {
     Ok(out)
 }
 
+/// Every string `template` renders to over the values of the axes it
+/// names, each once: what a templated setup value can be in some cell,
+/// known before the cells are expanded (a `mkfs` of `"{{ fs }}"` over
+/// `fs: [xfs, ext4]` is both file systems). Only the axes the template
+/// names are crossed, and at most `MAX_EACH` combinations are tried; a
+/// combination that does not render is left out (expansion reports it).
+pub fn render_each(template: &str, axes: &[(String, Vec<serde_json::Value>)]) -> Vec<String> {
+    let mut env = minijinja::Environment::new();
+    env.set_fuel(Some(FUEL));
+    let Ok(t) = env.template_from_str(template) else {
+        return Vec::new();
+    };
+    let named = t.undeclared_variables(false);
+    let used: Vec<&(String, Vec<serde_json::Value>)> =
+        axes.iter().filter(|(n, _)| named.contains(n)).collect();
+    let mut out: Vec<String> = Vec::new();
+    let mut pick = vec![0usize; used.len()];
+    for _ in 0..MAX_EACH {
+        let vars: Vars = used
+            .iter()
+            .zip(&pick)
+            .filter_map(|((n, vs), &i)| Some((n.clone(), vs.get(i)?.clone())))
+            .collect();
+        if let Ok(s) = render(template, &vars)
+            && !out.contains(&s)
+        {
+            out.push(s);
+        }
+        // The next combination, odometer-wise; done after the last.
+        let Some(k) = (0..used.len()).find(|&k| pick[k] + 1 < used[k].1.len()) else {
+            break;
+        };
+        pick[k] += 1;
+        pick[..k].iter_mut().for_each(|p| *p = 0);
+    }
+    out
+}
+
+/// Combinations `render_each` tries.
+const MAX_EACH: usize = 4096;
+
 /// Instructions one template may run (minijinja's fuel).
 const FUEL: u64 = 100_000;
 
@@ -47,6 +88,7 @@ const MAX_RENDERED: usize = 64 * 1024;
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn vars() -> Vars {
         [
@@ -55,6 +97,24 @@ mod tests {
         ]
         .into_iter()
         .collect()
+    }
+
+    #[test]
+    fn render_each_crosses_only_the_axes_a_template_names() {
+        let axes = vec![
+            ("fs".to_string(), vec![json!("xfs"), json!("ext4")]),
+            ("qd".to_string(), vec![json!(1), json!(32)]),
+            ("big".to_string(), (0..10_000).map(|i| json!(i)).collect()),
+        ];
+        assert_eq!(render_each("{{ fs }}", &axes), ["xfs", "ext4"]);
+        assert_eq!(render_each("plain", &axes), ["plain"]);
+        assert_eq!(
+            render_each("{{ fs }}-{{ qd }}", &axes),
+            ["xfs-1", "ext4-1", "xfs-32", "ext4-32"]
+        );
+        assert!(render_each("{{ nope }}", &axes).is_empty());
+        assert!(render_each("{{ fs", &axes).is_empty());
+        assert_eq!(render_each("{{ big % 2 }}", &axes), ["0", "1"]);
     }
 
     #[test]

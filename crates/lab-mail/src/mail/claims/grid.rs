@@ -304,15 +304,22 @@ pub fn build(headers: &Headers, body: Vec<BodyLine>) -> Option<Draft> {
         headers
     };
     let names: Vec<&str> = headers.names.iter().map(|c| c.text.trim()).collect();
+    let all_rows: Vec<&[Cell]> = body
+        .iter()
+        .filter_map(|b| match b {
+            BodyLine::Row { cells, .. } => Some(cells.get(1..).unwrap_or_default()),
+            BodyLine::Group { .. } => None,
+        })
+        .collect();
     let (mut key_names, value_names, keys): (Vec<String>, Vec<&Cell>, usize) =
         match width.checked_sub(names.len())? {
             0 => {
-                let k = 1 + extra_keys(&names[1..], &first[1..]);
+                let k = 1 + extra_keys(&names[1..], &all_rows);
                 let keys = names[..k].iter().map(|s| s.to_string()).collect();
                 (keys, headers.names[k..].iter().collect(), k)
             }
             1 => {
-                let k = 1 + extra_keys(&names, &first[1..]);
+                let k = 1 + extra_keys(&names, &all_rows);
                 let mut keys = vec!["key".to_string()];
                 keys.extend(names[..k - 1].iter().map(|s| s.to_string()));
                 (keys, headers.names[k - 1..].iter().collect(), k)
@@ -397,9 +404,15 @@ pub fn build(headers: &Headers, body: Vec<BodyLine>) -> Option<Draft> {
     })
 }
 
-/// Further leading columns that key the rows: text cells (`randread`)
-/// or numbers under an axis name (`threads`). At most 3 keys in all.
-fn extra_keys(names: &[&str], cells: &[Cell]) -> usize {
+/// Further leading columns that key the rows: text cells (`randread`),
+/// numbers under an axis name (`threads`), or numbers that step evenly
+/// down the rows (a sweep, or a running count: `4000000, 8000000, ...`),
+/// which no measurement does. At most 3 keys in all. `rows` are the
+/// rows' cells after the first key, the first row first.
+fn extra_keys(names: &[&str], rows: &[&[Cell]]) -> usize {
+    let Some(cells) = rows.first() else {
+        return 0;
+    };
     let mut n = 0;
     while n < 2 && n + 1 < cells.len() {
         let text = !matches!(
@@ -407,12 +420,33 @@ fn extra_keys(names: &[&str], cells: &[Cell]) -> usize {
             Parsed::Number { .. } | Parsed::NotApplicable
         );
         let axis = names.get(n).is_some_and(|h| is_axis_name(h));
-        if !(text || axis) {
+        if !(text || axis || is_sweep(rows, n)) {
             break;
         }
         n += 1;
     }
     n
+}
+
+/// Column `n` of at least 3 rows holds plain integers that step evenly
+/// (`1, 2, 3`, `10, 20, 30`) or double (`1, 2, 4, 8`).
+fn is_sweep(rows: &[&[Cell]], n: usize) -> bool {
+    let values: Option<Vec<f64>> = rows
+        .iter()
+        .map(|r| match parse_cell(&r.get(n)?.text) {
+            Parsed::Number {
+                value, plain: true, ..
+            } if value.fract() == 0.0 => Some(value),
+            _ => None,
+        })
+        .collect();
+    let Some(v) = values.filter(|v| v.len() >= 3) else {
+        return false;
+    };
+    let step = v[1] - v[0];
+    let even = step != 0.0 && v.windows(2).all(|w| w[1] - w[0] == step);
+    let doubling = v[0] > 0.0 && v.windows(2).all(|w| w[1] == 2.0 * w[0]);
+    even || doubling
 }
 
 /// The spanning name above each value column. Groups of equal size

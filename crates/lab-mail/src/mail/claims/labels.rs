@@ -24,6 +24,15 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
     while let Some(lv) = lines.get(j).and_then(|l| label_value(l.text)) {
         if is_parameter(&lv.label) {
             d.conditions.insert(lv.label, lv.raw);
+        } else if !lv.parts.is_empty() {
+            for (name, cell) in lv.parts {
+                d.rows.push(Row {
+                    unit: label_unit(&name),
+                    keys: vec![name],
+                    values: vec![cell.value()],
+                    line: lines[j].no,
+                });
+            }
         } else {
             let unit = label_unit(&lv.label);
             let extra = if lv.after.is_none() {
@@ -136,6 +145,8 @@ struct LabelValue {
     raw: String,
     /// `41.7 s -> 12.9 s`: the value after the arrow.
     after: Option<Cell>,
+    /// `min/avg/max = 1.2/3.4/5.6 ms`: each name with its value.
+    parts: Vec<(String, Cell)>,
 }
 
 /// `label: value ...` where value starts with a number (and a unit); the
@@ -164,6 +175,16 @@ fn label_value(line: &str) -> Option<LabelValue> {
             cell: before,
             raw: value.to_string(),
             after: Some(after),
+            parts: Vec::new(),
+        });
+    }
+    if let Some(parts) = slash_parts(&label, value) {
+        return Some(LabelValue {
+            label,
+            cell: parts[0].1.clone(),
+            raw: value.to_string(),
+            after: None,
+            parts,
         });
     }
     if let Some(cell) = leading_cell(value) {
@@ -172,6 +193,7 @@ fn label_value(line: &str) -> Option<LabelValue> {
             cell,
             raw: value.to_string(),
             after: None,
+            parts: Vec::new(),
         });
     }
     // A parameter may have a value that is not a number (`disk: 1HDD`).
@@ -180,7 +202,61 @@ fn label_value(line: &str) -> Option<LabelValue> {
         cell: Cell::Text,
         raw: value.to_string(),
         after: None,
+        parts: Vec::new(),
     })
+}
+
+/// `min/avg/max/mdev = 0.045/0.061/0.078/0.012 ms` (ping) or `= 119.1 us
+/// / 754.9 us / 2.67 ms / 1.02 ms` (ioping): as many names as values,
+/// both split at `/`. A value without a unit takes the last one's; a
+/// `/` inside a unit (`MB/s`) splits nothing. Words before the names
+/// (`rtt`) prefix each.
+fn slash_parts(label: &str, value: &str) -> Option<Vec<(String, Cell)>> {
+    let (prefix, names) = match label.rsplit_once(' ') {
+        Some((p, n)) => (format!("{p} "), n),
+        None => (String::new(), label),
+    };
+    let names: Vec<&str> = names.split('/').collect();
+    if names.len() < 2 || names.iter().any(|n| n.is_empty()) {
+        return None;
+    }
+    let mut texts: Vec<String> = Vec::new();
+    for part in value.split('/') {
+        let t = part.trim();
+        match texts.last_mut() {
+            Some(last) if !t.starts_with(|c: char| c.is_ascii_digit()) => {
+                last.push('/');
+                last.push_str(t);
+            }
+            _ => texts.push(t.to_string()),
+        }
+    }
+    if texts.len() != names.len() {
+        return None;
+    }
+    let mut cells: Vec<Cell> = Vec::with_capacity(texts.len());
+    for t in &texts {
+        match parse_cell(t) {
+            c @ Cell::Number { .. } => cells.push(c),
+            _ => return None,
+        }
+    }
+    let last_unit = match cells.last() {
+        Some(Cell::Number { unit: Some(u), .. }) => Some(u.clone()),
+        _ => None,
+    };
+    Some(
+        names
+            .iter()
+            .zip(cells)
+            .map(|(n, mut c)| {
+                if let Cell::Number { unit: u @ None, .. } = &mut c {
+                    *u = last_unit.clone();
+                }
+                (format!("{prefix}{n}"), c)
+            })
+            .collect(),
+    )
 }
 
 /// The number (and unit) in the first 1-3 words of `value`.

@@ -185,7 +185,7 @@ fn keep_line(st: &mut DepthState, text: &str, next: Option<&str>, tail_is_short:
     } else if is_settings_print(text) {
         st.in_settings = true;
         return Kept::Other;
-    } else if st.in_settings && !is_shell(text) && !text.trim_start().starts_with(['#', '$']) {
+    } else if st.in_settings && !is_shell(text) && !is_prompt(text) {
         return Kept::Other;
     } else {
         st.in_settings = false;
@@ -336,6 +336,25 @@ fn is_settings_print(text: &str) -> bool {
         && PRINT.captures(text.trim_start()).is_some_and(|c| {
             !c[1].trim_end_matches('*').ends_with("stat") && !c[1].ends_with("stats")
         })
+}
+
+/// A line typed at a prompt: `# cmd`, `$ cmd`, or a prompt cut short
+/// by a mailer or a hand (`]# cmd`, `~]$ cmd`, `(venv) $ cmd`): a first
+/// word that ends in `#` or `$` and is no word of its own.
+fn is_prompt(text: &str) -> bool {
+    let t = text.trim_start();
+    if t.starts_with(['#', '$']) {
+        return true;
+    }
+    let Some((first, rest)) = t.split_once(' ') else {
+        return false;
+    };
+    let Some(stem) = first.strip_suffix(['#', '$']) else {
+        return false;
+    };
+    !rest.trim().is_empty()
+        && first.len() <= 40
+        && (stem.is_empty() || stem.ends_with([']', ')', '~', ':', '>']))
 }
 
 /// A shell session's own lines: a prompt with its command

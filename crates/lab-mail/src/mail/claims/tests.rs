@@ -560,6 +560,29 @@ fn shell_traces_settings_and_record_dumps_are_never_claims() {
     }
 }
 
+/// A printed settings file ends at the next command, whatever its
+/// prompt (`]#` of a cut `[root@host ~]#`); ping and ioping name each
+/// of their `a/b/c` values.
+#[test]
+fn settings_end_at_any_prompt_and_slash_lists_name_each_value() {
+    let got = keyed_values(
+        "\t]# cat /sys/block/nvme0n1/queue/write_cache\n\twrite through\n\
+         \t]# ioping -c10 /dev/nvme0n1\n\t...\n\
+         \tmin/avg/max/mdev = 119.1 us / 754.9 us / 2.67 ms / 1.02 ms\n\n\
+         rtt min/avg/max/mdev = 0.045/0.061/0.078/0.012 ms\n",
+    );
+    let names: Vec<&str> = got.iter().map(|g| g.0.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "min", "avg", "max", "mdev", "rtt min", "rtt avg", "rtt max", "rtt mdev"
+        ],
+        "{got:?}"
+    );
+    assert_eq!(got[2].1, 2.67);
+    assert_eq!(got[7].1, 0.012);
+}
+
 /// sysstat's iostat sets some names apart by one space (`%rrqm r_await`);
 /// every number of a row is still a value, under its own name.
 #[test]

@@ -35,18 +35,22 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
             }
         } else {
             let unit = label_unit(&lv.label);
-            let extra = if lv.after.is_none() {
+            let (first, extra) = if lv.after.is_none() {
                 more_values(&lv.label, &lv.raw, lines[j].no)
             } else {
-                Vec::new()
+                (None, Vec::new())
             };
             let mut values = vec![lv.cell.value()];
             if let Some(after) = lv.after {
                 arrows = true;
                 values.push(after.value());
             }
+            let key = match first {
+                Some(name) => format!("{} / {name}", lv.label),
+                None => lv.label,
+            };
             d.rows.push(Row {
-                keys: vec![lv.label],
+                keys: vec![key],
                 unit,
                 values,
                 line: lines[j].no,
@@ -96,12 +100,23 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
 /// The values after the first on a `label: value` line, each a row of
 /// its own under the label: `2.58M IOPS per core (34.9 usec avg
 /// latency)`, `953 MiB/s  after: 1350 MiB/s, ~41% perf improvement`.
-/// The row is named by the number's own name or the words before it.
-fn more_values(label: &str, raw: &str, no: usize) -> Vec<Row> {
+/// The row is named by the number's own name or the words before it;
+/// in a list of `number name` items (`262 total, 2 running`), by the
+/// words after it, the first value too (returned first).
+fn more_values(label: &str, raw: &str, no: usize) -> (Option<String>, Vec<Row>) {
     use super::tokens::{Convention, Tok, scan};
-    let toks = scan(raw, Convention::of(std::iter::once(raw)));
+    let conv = Convention::of(std::iter::once(raw));
+    let toks = scan(raw, conv);
     if super::measures::never_row(raw, &toks) {
-        return Vec::new();
+        return (None, Vec::new());
+    }
+    if let Some(items) = named_after(raw, conv) {
+        let mut items = items.into_iter();
+        let first = items.next().map(|(name, _)| name);
+        let rows = items
+            .map(|(name, n)| Row::number(vec![format!("{label} / {name}")], n.value, n.unit, no))
+            .collect();
+        return (first, rows);
     }
     let mut out = Vec::new();
     let mut words: Vec<&str> = Vec::new();
@@ -122,7 +137,44 @@ fn more_values(label: &str, raw: &str, no: usize) -> Vec<Row> {
             }
         }
     }
-    out
+    (None, out)
+}
+
+/// `262 total, 2 running, 260 sleeping` (top), `16005.3 total, 8737.7
+/// free`: items set apart by `, ` (or `; `, `. `), each a number then
+/// the words that name it. None unless every item is one.
+fn named_after(
+    raw: &str,
+    conv: super::tokens::Convention,
+) -> Option<Vec<(String, super::tokens::Num)>> {
+    use super::tokens::{Tok, scan};
+    static ITEMS: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"[,;.]\s+").expect("constant regex"));
+    let items: Vec<&str> = ITEMS
+        .split(raw.trim().trim_end_matches(['.', ',', ';']))
+        .collect();
+    if items.len() < 2 {
+        return None;
+    }
+    items
+        .iter()
+        .map(|item| {
+            let mut toks = scan(item, conv).into_iter();
+            let Some(Tok::Num(n)) = toks.next().filter(|t| match t {
+                Tok::Num(n) => !n.parameter && !n.knob,
+                Tok::Word { .. } => false,
+            }) else {
+                return None;
+            };
+            let words: Vec<&str> = toks
+                .map(|t| match t {
+                    Tok::Word { text, .. } => Some(text),
+                    Tok::Num(_) => None,
+                })
+                .collect::<Option<_>>()?;
+            (!words.is_empty()).then(|| (words.join(" "), n))
+        })
+        .collect()
 }
 
 /// The unit every value names, when they all name the same.

@@ -220,9 +220,26 @@ fn drop_identifiers(m: &mut Measured, text: &str, header: &[Cell]) {
         "pid", "uid", "tid", "tgid", "cpu", "core", "node", "irq", "device", "dev", "id",
     ];
     let col = |byte: usize| display_col(text, byte);
+    // Each word of a cell on its own: `PID USER` is two columns set apart
+    // by one space.
+    let words: Vec<Cell> = header
+        .iter()
+        .flat_map(|h| {
+            let mut at = 0;
+            h.text.split(' ').filter_map(move |w| {
+                let start = h.start + at;
+                at += w.chars().count() + 1;
+                (!w.is_empty()).then(|| Cell {
+                    text: w.to_string(),
+                    start,
+                    end: start + w.chars().count(),
+                })
+            })
+        })
+        .collect();
     m.values.retain(|n| {
         let (a, b) = (col(n.at), col(n.end));
-        let under = header.iter().min_by_key(|h| {
+        let under = words.iter().min_by_key(|h| {
             let overlap = b.min(h.end).saturating_sub(a.max(h.start));
             let gap = if b <= h.start {
                 h.start - b

@@ -186,7 +186,7 @@ pub fn parse_cell(raw: &str) -> Cell {
 /// A duration on a clock face, `0:02.04` (m:ss) or `1:02:03.5`
 /// (h:mm:ss), as `time` prints it: seconds. Only with a fraction of a
 /// second: `12:00:01` is as likely a time of day (sar's rows).
-fn clock_secs(cell: &str) -> Option<f64> {
+pub(super) fn clock_secs(cell: &str) -> Option<f64> {
     static CLOCK: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(r"^(\d{1,3}):([0-5]\d)(?::([0-5]\d))?(\.\d{1,9})$")
             .expect("constant regex")
@@ -196,10 +196,12 @@ fn clock_secs(cell: &str) -> Option<f64> {
         c.get(i)
             .map_or(Some(0.0), |m| m.as_str().parse::<f64>().ok())
     };
-    let frac: f64 = c[4].parse().ok()?;
+    // The seconds with their fraction as written, so `0:01.39` is 1.39,
+    // not 1 + 0.39.
+    let secs = |i: usize| format!("{}{}", &c[i], &c[4]).parse::<f64>().ok();
     Some(match c.get(3) {
-        Some(_) => n(1)? * 3600.0 + n(2)? * 60.0 + n(3)? + frac,
-        None => n(1)? * 60.0 + n(2)? + frac,
+        Some(_) => n(1)? * 3600.0 + n(2)? * 60.0 + secs(3)?,
+        None => n(1)? * 60.0 + secs(2)?,
     })
 }
 

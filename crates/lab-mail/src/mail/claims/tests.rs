@@ -583,6 +583,33 @@ fn settings_end_at_any_prompt_and_slash_lists_name_each_value() {
     assert_eq!(got[7].1, 0.012);
 }
 
+/// top: `N name, N name` items are named by the words after each
+/// number; under `PID USER` (one space apart) the PID is no value, and
+/// TIME+'s `0:01.39` is 1.39 s.
+#[test]
+fn items_named_after_their_numbers_and_process_tables() {
+    let got = keyed_values("Tasks: 262 total,   2 running, 260 sleeping\n");
+    assert_eq!(
+        got,
+        [
+            ("Tasks / total".to_string(), 262.0),
+            ("Tasks / running".to_string(), 2.0),
+            ("Tasks / sleeping".to_string(), 260.0)
+        ]
+    );
+    let got = keyed_values(
+        "    PID USER      PR  NI    VIRT    RES    SHR S  %CPU  %MEM     TIME+ COMMAND\n\
+         \x20  5554 root      20   0  672064  15356   1392 R  97.0   0.1   0:17.85 fio\n\
+         \x20  1388 root      20   0       0      0      0 I   3.0   0.0   0:01.39 kworker/3:1\n",
+    );
+    let values: Vec<f64> = got.iter().map(|g| g.1).collect();
+    assert!(
+        !values.contains(&5554.0) && !values.contains(&1388.0),
+        "{got:?}"
+    );
+    assert!(values.contains(&17.85) && values.contains(&1.39), "{got:?}");
+}
+
 /// sysstat's iostat sets some names apart by one space (`%rrqm r_await`);
 /// every number of a row is still a value, under its own name.
 #[test]

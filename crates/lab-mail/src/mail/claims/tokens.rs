@@ -369,6 +369,13 @@ fn numbers_in(word: &str, conv: Convention) -> Vec<Found> {
     if let Some(parts) = duration(word) {
         return parts;
     }
+    // `0:17.85` (top's TIME+, GNU time's elapsed): minutes and seconds.
+    // A time of day has hours too (`14:22:07.123`) and stays a word.
+    if word.matches(':').count() == 1
+        && let Some(secs) = super::numbers::clock_secs(word)
+    {
+        return vec![(secs, super::numbers::parse_unit("s"), None, false)];
+    }
     // A pair: `12.65/55.40%` (usr/sys), the unit on the second.
     if let Some((a, b)) = word.split_once('/')
         && !b.contains('/')

@@ -215,6 +215,10 @@ fn label_value(line: &str) -> Option<LabelValue> {
         return None;
     }
     let c = LABEL_VALUE.captures(line)?;
+    // A sysctl setting or a traced call is `name = value` too.
+    if super::measures::never_claims(line) {
+        return None;
+    }
     let label = c[1].trim().to_string();
     let value = c[2].trim();
     let arrow = ["-->", "->", "→", "=>"]

@@ -474,6 +474,8 @@ pub(super) fn never_claims(text: &str) -> bool {
             | \b(?:bsize|sectsz|agcount|agsize|isize|sunit|swidth|extsz)=\d  # mkfs.xfs, xfs_info
             | ^\^?[0-9a-f]{8,}\s.*\b\d{4}-\d\d-\d\d\s+\d+\s   # git blame
             | \s\d+:\d+\s+[01]\s+\S+\s+[01]\s+(?:disk|part|rom|loop|lvm|crypt|raid\d*|mpath)\b  # lsblk
+            | ^\s*(?:\[pid\s+\d+\]\s*)?[a-z_]\w*\(.*\)\s+=\s+-?(?:0x[0-9a-f]+|\d+)\b  # strace
+            | ^\s*(?:kernel|vm|net|fs|dev|abi|debug|user)\.[\w.]+\s*=\s*\S+\s*$   # a sysctl setting
             ",
         )
         .expect("constant regex")

@@ -555,6 +555,8 @@ fn shell_traces_settings_and_record_dumps_are_never_claims() {
                  generation 435179 type 0 (inline)",
         "nullb0  251:0    0    2G  0 disk",
         "[1]: https://www.spinics.net/lists/dm-crypt/msg07516.html",
+        "[pid 271829] lseek(7, 0, SEEK_SET)      = 0\nopenat(AT_FDCWD, \"/dev/sdb\", O_RDONLY) = 3",
+        "kernel.sched_wakeup_granularity_ns = 4000000\nvm.dirty_ratio = 20",
     ] {
         control_only(noise);
     }

@@ -31,7 +31,7 @@ static BY: LazyLock<Regex> = LazyLock::new(|| {
 });
 static FACTOR: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"\b(\d+(?:\.\d+)?)(?:\s*(?:±|\+-)\s*(\d+(?:\.\d+)?))?\s*(?:x|×|times)\s+(faster|slower|better|worse|higher|lower|more|less|quicker|improvements?|speed-?ups?|gains?|delta|difference|boost|increase|reduction|regression|perf(?:ormance)?)\b",
+        r"\b(\d+(?:\.\d+)?)(?:\s*(?:to|-|–|~)\s*(\d+(?:\.\d+)?))?(?:\s*(?:±|\+-)\s*(\d+(?:\.\d+)?))?\s*(?:x|×|times)\s+(?:_?)(faster|slower|better|worse|higher|lower|more|less|quicker|improvements?|speed-?ups?|gains?|delta|difference|boost|increase|reduction|regression|perf(?:ormance)?)_?\b",
     )
     .expect("constant regex")
 });
@@ -206,17 +206,24 @@ fn in_sentence(s: &str, conv: super::tokens::Convention) -> Vec<(usize, Draft)> 
             unit: None,
             spread_pct: None,
         };
-        // `1.05 ± 0.02 times faster` (hyperfine): the spread is a column.
-        let mut d = match number(c.get(2)) {
-            Some(sd) => draft(
+        // `1.05 ± 0.02 times faster` (hyperfine): the spread is a column;
+        // `7.5 to 90 times more`: a range, low and high.
+        let mut d = match (number(c.get(2)), number(c.get(3))) {
+            (Some(high), _) => draft(
+                &["claim"],
+                &["factor low", "factor high"],
+                vec![plain(v), plain(high)],
+                None,
+            ),
+            (None, Some(sd)) => draft(
                 &["claim"],
                 &["factor", "±"],
                 vec![plain(v), plain(sd)],
                 None,
             ),
-            None => draft(&["claim"], &["factor"], vec![plain(v)], None),
+            (None, None) => draft(&["claim"], &["factor"], vec![plain(v)], None),
         };
-        d.rows[0].keys = vec![c[3].to_string()];
+        d.rows[0].keys = vec![c[4].to_string()];
         covered.extend(c.get(0).map(|m| m.range()));
         out.push((c.get(0).map_or(0, |m| m.start()), d));
     }
@@ -292,7 +299,19 @@ fn measured_numbers(
     let mut out = Vec::new();
     for (k, t) in toks.iter().enumerate() {
         let Tok::Num(n) = t else { continue };
-        let Some(unit) = &n.unit else { continue };
+        // `50 to 100MB/s`, `11.95 ~ 20.41 %`: the low end of a range takes
+        // the high end's unit.
+        let high_unit = match (&n.unit, toks.get(k + 1), toks.get(k + 2)) {
+            (None, Some(Tok::Word { text, .. }), Some(Tok::Num(high)))
+                if matches!(*text, "to" | "-" | "–" | "~") && !n.parameter =>
+            {
+                high.unit.as_ref()
+            }
+            _ => None,
+        };
+        let Some(unit) = n.unit.as_ref().or(high_unit) else {
+            continue;
+        };
         // `covered` is sorted by start: the one range that may hold `at`
         // is the last that starts at or before it (ranges do not nest).
         let k_cov = covered.partition_point(|r| r.start <= n.at);

@@ -473,6 +473,19 @@ fn a_wrapped_sentence_and_its_bare_from_to_pair() {
     assert!(!d.contains("| 8"), "{d}");
 }
 
+/// A range in a sentence gives both ends, the low end with the high
+/// end's unit: `50 to 100MB/s`, `30~40%`, `7.5 to 90 times _more_`.
+#[test]
+fn ranges_in_sentences_give_both_ends() {
+    let got = keyed_values(
+        "With normal cards I get 50 to 100MB/s here.\n\n\
+         CPU utilization is 30~40% on that CPU.\n\n\
+         The old stack has 7.5 to 90 times _more_ write latency.\n",
+    );
+    let values: Vec<f64> = got.iter().map(|g| g.1).collect();
+    assert_eq!(values, [50.0, 100.0, 30.0, 40.0, 7.5, 90.0], "{got:?}");
+}
+
 /// The values of `text`'s claims, keyed by their row keys joined.
 fn keyed_values(text: &str) -> Vec<(String, f64)> {
     extract_text(text)

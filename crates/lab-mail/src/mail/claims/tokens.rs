@@ -401,20 +401,26 @@ fn numbers_in(word: &str, conv: Convention) -> Vec<Found> {
             return parts.into_iter().map(|(v, u, p)| (v, u, None, p)).collect();
         }
     }
-    // A range: two numbers joined by `-`, the unit on either or both.
+    // A range: two numbers joined by `-` (or `~`, `–`: `30~40%`), the
+    // unit on either or both.
     let digits_then_dash = word.char_indices().skip(1).find(|&(i, c)| {
-        c == '-' && word[..i].ends_with(|p: char| p.is_ascii_alphanumeric() || p == '/' || p == '%')
+        matches!(c, '-' | '~' | '–')
+            && word[..i].ends_with(|p: char| p.is_ascii_alphanumeric() || p == '/' || p == '%')
     });
-    if let Some((i, _)) = digits_then_dash
-        && let (Some(a), Some(b)) = (one(&word[..i], conv), one(&word[i + 1..], conv))
+    if let Some((i, dash)) = digits_then_dash
+        && let (Some(a), Some(b)) = (
+            one(&word[..i], conv),
+            one(&word[i + dash.len_utf8()..], conv),
+        )
     {
+        let i_right = i + dash.len_utf8();
         // `1-10`: a range of whole numbers names a span of things.
         if a.1.is_none() && b.1.is_none() && a.2 && b.2 {
             return Vec::new();
         }
         let unit = a.1.clone().or_else(|| b.1.clone());
         // `51-52M`: the multiplier written once holds for both ends.
-        let (left, right) = (&word[..i], &word[i + 1..]);
+        let (left, right) = (&word[..i], &word[i_right..]);
         let bare = left.bytes().all(|c| c.is_ascii_digit() || c == b'.');
         let scale = match right
             .trim_end_matches(|c: char| !c.is_ascii_alphanumeric())

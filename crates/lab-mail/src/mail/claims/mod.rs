@@ -22,6 +22,7 @@ mod numbers;
 mod perf;
 mod prose;
 pub mod render;
+mod samples;
 mod structured;
 mod terse;
 #[cfg(test)]
@@ -241,8 +242,9 @@ type Layout = fn(&[Line], usize) -> Option<Draft>;
 
 /// The general reader, [`measures`], comes last: it takes what the
 /// layouts that know a tool's format leave.
-const LAYOUTS: [Layout; 10] = [
+const LAYOUTS: [Layout; 11] = [
     hist::at,
+    samples::at,
     terse::at,
     structured::at,
     lkp::at,

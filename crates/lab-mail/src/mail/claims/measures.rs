@@ -89,6 +89,7 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
     if rows.is_empty() || (rows.len() == 1 && header.is_none() && weak(&rows[0].1)) {
         return None;
     }
+    size_bound(&mut rows);
     let mut d = build(header.as_deref(), rows);
     d.start = i;
     d.end = j;
@@ -101,6 +102,60 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
 struct Measured {
     label: String,
     values: Vec<Num>,
+    /// fio's `run=` times, taken for the runtime it was given (see
+    /// [`size_bound`]).
+    runs: Vec<Num>,
+}
+
+/// fio's group lines (`io=4096MiB (4295MB), run=4888-7718msec`): a job
+/// stops at its size or at its runtime, and where it stopped is what it
+/// was given. `run=` is read as the runtime given; but when every line
+/// of the run moved the same `io=` in times that differ, the jobs were
+/// size-bound: `io=` (and its decimal twin) is the size given, and `run=`
+/// what was measured. (The two directions of a time-based mixed job move
+/// about the same `io=` too, in the same time.)
+fn size_bound(rows: &mut [(usize, Measured)]) {
+    let io_at = |m: &Measured| {
+        m.values
+            .iter()
+            .position(|n| n.name.as_deref() == Some("io"))
+    };
+    let ios: Vec<(f64, Option<String>)> = rows
+        .iter()
+        .filter_map(|(_, m)| {
+            let n = &m.values[io_at(m)?];
+            Some((n.value, n.unit.as_ref().map(|u| u.symbol.to_string())))
+        })
+        .collect();
+    if ios.len() < 2 || ios.iter().any(|io| *io != ios[0]) {
+        return;
+    }
+    let times: Vec<f64> = rows
+        .iter()
+        .filter_map(|(_, m)| m.runs.first().map(|n| n.value))
+        .collect();
+    let (low, high) = times
+        .iter()
+        .fold((f64::MAX, 0.0_f64), |(l, h), &t| (l.min(t), h.max(t)));
+    if times.len() < 2 || high <= low * 1.01 {
+        return;
+    }
+    for (_, m) in rows.iter_mut() {
+        let Some(k) = io_at(m) else { continue };
+        let io = m.values.remove(k);
+        let kind = io.unit.as_ref().map(|u| u.kind);
+        // `(4295MB)`: the same amount in decimal units, right after it.
+        if m.values.get(k).is_some_and(|n| {
+            n.name.is_none() && n.at <= io.end + 3 && n.unit.as_ref().map(|u| u.kind) == kind
+        }) {
+            m.values.remove(k);
+        }
+        let runs = std::mem::take(&mut m.runs);
+        m.values.extend(runs.into_iter().map(|mut n| {
+            n.parameter = false;
+            n
+        }));
+    }
 }
 
 /// The line as a label and results, or None when it is a sentence, a
@@ -159,7 +214,18 @@ fn measured(text: &str, conv: Convention) -> Option<Measured> {
             _ => None,
         })
         .collect();
-    Some(Measured { label, values })
+    let runs = toks
+        .iter()
+        .filter_map(|t| match t {
+            Tok::Num(n) if n.parameter && n.name.as_deref() == Some("run") => Some(n.clone()),
+            _ => None,
+        })
+        .collect();
+    Some(Measured {
+        label,
+        values,
+        runs,
+    })
 }
 
 /// A record printed field by field, each whole number after its own

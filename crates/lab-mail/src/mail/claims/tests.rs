@@ -486,6 +486,30 @@ fn ranges_in_sentences_give_both_ends() {
     assert_eq!(values, [50.0, 100.0, 30.0, 40.0, 7.5, 90.0], "{got:?}");
 }
 
+/// fio's group lines: when every line moved the same `io=` in times
+/// that differ, the jobs were size-bound and `run=` was measured; a
+/// time-based run's `run=` is its runtime.
+#[test]
+fn size_bound_group_lines_measure_run_and_time_based_ones_io() {
+    let values = |text: &str| -> Vec<f64> { keyed_values(text).iter().map(|g| g.1).collect() };
+    let size_bound = values(
+        "  WRITE: bw=531MiB/s (556MB/s), io=4096MiB (4295MB), run=4888-7718msec\n\
+         \x20  READ: bw=898MiB/s (942MB/s), io=4096MiB (4295MB), run=3397-4560msec\n",
+    );
+    assert_eq!(
+        size_bound,
+        [531.0, 556.0, 4888.0, 7718.0, 898.0, 942.0, 3397.0, 4560.0]
+    );
+    let time_based = values(
+        "   READ: bw=1246MiB/s (1306MB/s), io=12.2GiB (13.1GB), run=10001-10001msec\n\
+         \x20 WRITE: bw=1245MiB/s (1305MB/s), io=12.2GiB (13.1GB), run=10001-10001msec\n",
+    );
+    assert_eq!(
+        time_based,
+        [1246.0, 1306.0, 12.2, 13.1, 1245.0, 1305.0, 12.2, 13.1]
+    );
+}
+
 /// The values of `text`'s claims, keyed by their row keys joined.
 fn keyed_values(text: &str) -> Vec<(String, f64)> {
     extract_text(text)

@@ -185,6 +185,9 @@ pub struct ClaimDraft {
     pub group_variants: bool,
     /// The variant every value belongs to when no column names one.
     pub from_variant: Option<String>,
+    /// `from_variant` is `after` because nothing said otherwise: no
+    /// column, row or caption named a side.
+    pub variant_by_default: bool,
     pub metric: Option<String>,
     pub unit: Option<String>,
     /// The unit is lab's reading of bare `155K` numbers, not the mail's.
@@ -382,6 +385,7 @@ pub fn draft(n: usize, t: &ClaimTable, ctx: &Ctx) -> Result<ClaimDraft, String> 
         row_is_family: false,
         group_variants: false,
         from_variant: None,
+        variant_by_default: false,
         metric: None,
         unit: None,
         inferred_unit: false,
@@ -411,6 +415,45 @@ pub fn draft(n: usize, t: &ClaimTable, ctx: &Ctx) -> Result<ClaimDraft, String> 
     metric_and_unit(&mut c, t, &caption, n, ctx)?;
     conditions(&mut c, &caption, ctx)?;
     Ok(c)
+}
+
+/// Two tables of one message with the same rows and conditions, each of
+/// one variant, the first not saying whose numbers they are: a mail shows the
+/// problem first and the patched numbers after it ("... shows this
+/// quite easily:", then "With that in place, the same test case now
+/// does:"). The first becomes the unpatched kernel's. More than two
+/// such tables are left as they are.
+pub fn order_sides(claims: &mut [ClaimDraft], tables: &[ClaimTable]) {
+    let shape = |c: &ClaimDraft| {
+        tables.get(c.table.wrapping_sub(1)).map(|t| {
+            let keys: Vec<&Vec<String>> = t.rows.iter().map(|r| &r.keys).collect();
+            // Tables under two commands measure two workloads.
+            (t.origin.message, keys, c.conditions.clone())
+        })
+    };
+    let patched: Vec<usize> = (0..claims.len())
+        .filter(|&i| {
+            claims[i].from_variant.as_deref() == Some("after") && shape(&claims[i]).is_some()
+        })
+        .collect();
+    for &a in &patched {
+        let same: Vec<usize> = patched
+            .iter()
+            .copied()
+            .filter(|&b| shape(&claims[b]) == shape(&claims[a]))
+            .collect();
+        if same.len() != 2 || same[0] != a || !claims[a].variant_by_default {
+            continue;
+        }
+        let c = &mut claims[a];
+        c.from_variant = Some("before".into());
+        c.variant_by_default = false;
+        for (_, v) in c.columns.iter_mut().chain(c.row_variants.iter_mut()) {
+            if v == "after" {
+                *v = "before".into();
+            }
+        }
+    }
 }
 
 /// Which side each column is: before, after, derived (a ratio) or
@@ -496,14 +539,18 @@ fn rows(c: &mut ClaimDraft, t: &ClaimTable, caption: &str, ctx: &Ctx) -> Result<
     // measurement; a row named with the patch's own words (`Kthread`
     // for "... from a kthread") is the patched kernel.
     let bound = |k: &str| names_bound(k);
+    // ... but a row that is a value of an axis (`null_blk` under a
+    // subject "null_blk: ...") is a cell, whatever the subject says.
+    let on_axis = row_axis(t, ctx).is_some();
+    let patch = |k: &str| !on_axis && names_the_patch(k, ctx.subject);
     let row_sides: Vec<Side> = last_keys
         .iter()
         .map(|k| match side(k) {
-            Side::Unknown if !bound(k) && names_the_patch(k, ctx.subject) => Side::After,
+            Side::Unknown if !bound(k) && patch(k) => Side::After,
             s => s,
         })
         .collect();
-    let pure = |k: &str| strip_side(k).is_empty() || bound(k) || names_the_patch(k, ctx.subject);
+    let pure = |k: &str| strip_side(k).is_empty() || bound(k) || patch(k);
     let kept: Vec<(&&str, &Side)> = last_keys
         .iter()
         .zip(&row_sides)
@@ -628,12 +675,14 @@ fn one_variant_columns(
         .split_whitespace()
         .collect();
     let tail = words[words.len().saturating_sub(3)..].join(" ");
-    let v = match (side(caption.trim().trim_end_matches(':')), side(&tail)) {
+    let (whole, last) = (side(caption.trim().trim_end_matches(':')), side(&tail));
+    let v = match (whole, last) {
         (Side::Before, _) if short => "before",
         (_, Side::Before) => "before",
         _ => "after",
     };
     c.from_variant = Some(v.into());
+    c.variant_by_default = whole != Side::After && last != Side::After && v == "after";
     if c.column_metrics.is_empty() {
         let col = t
             .columns
@@ -812,8 +861,14 @@ fn column_metrics(
             Err(w) => why.push((col.name.clone(), w)),
         }
     }
-    // Two metrics at least, or one read with its row's label.
-    if out.len() < 2 && (out.is_empty() || !by_family) {
+    // Two metrics at least, or one read with its row's label, or one
+    // beside columns that name nothing lab measures (`IOPS` and `Lock
+    // contention`): a column that only repeats another's metric (`v6.1`,
+    // `v6.2` by their unit) is no metric of its own.
+    let lone = out.len() == 1
+        && !why.is_empty()
+        && why.iter().all(|(_, w)| !w.ends_with("is another column's"));
+    if out.len() < 2 && (out.is_empty() || !by_family) && !lone {
         return (vec![], false);
     }
     for (col, w) in why {

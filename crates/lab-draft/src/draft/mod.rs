@@ -471,6 +471,7 @@ fn claims(p: &mut Proposal, tables: &[ClaimTable], bare: &[usize]) {
             }
         }
     }
+    claim::order_sides(&mut p.claims, tables);
     let mut metrics: Vec<String> = Vec::new();
     for c in &p.claims {
         let ms: Vec<String> = match &c.rows {

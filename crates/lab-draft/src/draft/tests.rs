@@ -570,3 +570,35 @@ fn a_shell_variable_is_filled_by_the_tables_axis_and_bare_k_is_iops() {
         d.inferred
     );
 }
+
+/// Two tables of the same rows, the problem first and the patched
+/// numbers after: the first is the unpatched kernel's; a column of
+/// something lab does not measure (`Lock wait`) is left out, not the
+/// whole table.
+#[test]
+fn a_problem_table_then_the_fixed_one_are_before_and_after() {
+    let (d, m, plan) = drafted("new/problem-then-fix-tables.eml", false);
+    assert_eq!((d.claims, d.values), (2, 4), "{}", d.yaml);
+    let t = crate::mail::claims::extract(
+        &std::fs::read(data("new/problem-then-fix-tables.eml")).unwrap(),
+    )
+    .unwrap();
+    let commands = crate::matrix::claims::command_metrics(&m);
+    for (k, variant) in [(0, "before"), (1, "after")] {
+        let b = crate::matrix::claims::bind(k + 1, &m.claims[k], &t[k], &plan, &commands);
+        assert_eq!(b.len(), 2, "{b:?}");
+        for b in b {
+            let crate::matrix::claims::Target::Cells(cells) = &b.target else {
+                panic!("{b:?}");
+            };
+            assert!(
+                cells
+                    .iter()
+                    .all(|c| c.starts_with(&format!("x86_64-{variant}:"))),
+                "{b:?}\n{}",
+                d.yaml
+            );
+            assert_eq!(b.metric, "read.iops");
+        }
+    }
+}

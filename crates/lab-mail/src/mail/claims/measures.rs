@@ -90,6 +90,7 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
         return None;
     }
     size_bound(&mut rows);
+    drop_constants(&mut rows);
     let mut d = build(header.as_deref(), rows);
     d.start = i;
     d.end = j;
@@ -105,6 +106,43 @@ struct Measured {
     /// fio's `run=` times, taken for the runtime it was given (see
     /// [`size_bound`]).
     runs: Vec<Num>,
+}
+
+/// A bare whole number that every row of a run repeats at the same
+/// place (`6126812 -> 1017901`, `6126812 -> 1065645`, ...) is what the
+/// rows were run on, the input, not a result: results differ from row
+/// to row. Needs 3 rows of as many values; a repeated 0 stays, and so
+/// does a value with a name (`IOS/call=32/32` is read every second).
+fn drop_constants(rows: &mut [(usize, Measured)]) {
+    let Some(width) = rows.first().map(|(_, m)| m.values.len()) else {
+        return;
+    };
+    if rows.len() < 3 || rows.iter().any(|(_, m)| m.values.len() != width) {
+        return;
+    }
+    let constant: Vec<bool> = (0..width)
+        .map(|k| {
+            let first = &rows[0].1.values[k];
+            first.value != 0.0
+                && rows.iter().all(|(_, m)| {
+                    let n = &m.values[k];
+                    n.plain_integer
+                        && n.unit.is_none()
+                        && n.name.is_none()
+                        && n.value == first.value
+                })
+        })
+        .collect();
+    if constant.iter().all(|c| *c) {
+        return;
+    }
+    for (_, m) in rows.iter_mut() {
+        let mut k = 0;
+        m.values.retain(|_| {
+            k += 1;
+            !constant[k - 1]
+        });
+    }
 }
 
 /// fio's group lines (`io=4096MiB (4295MB), run=4888-7718msec`): a job

@@ -510,6 +510,25 @@ fn size_bound_group_lines_measure_run_and_time_based_ones_io() {
     );
 }
 
+/// A bare number every row repeats is the input the rows ran on (zstd's
+/// bench: the same file size before each `->`); named values that
+/// repeat (`IOS/call=32/32`) are still read.
+#[test]
+fn a_number_every_row_repeats_is_the_input() {
+    let values = |text: &str| -> Vec<f64> { keyed_values(text).iter().map(|g| g.1).collect() };
+    let got = values(
+        "-1#zstd-test   :   6126812 ->   1017901 (x6.019), 1055.7 MB/s\n\
+         -2#zstd-test   :   6126812 ->   1065645 (x5.749), 1143.0 MB/s\n\
+         -3#zstd-test   :   6126812 ->   1128314 (x5.430), 1204.2 MB/s\n",
+    );
+    assert!(!got.contains(&6126812.0), "{got:?}");
+    assert!(got.contains(&1065645.0) && got.contains(&1204.2), "{got:?}");
+    let got = values(
+        "IOPS=3514432, IOS/call=32/32\nIOPS=3513440, IOS/call=32/32\nIOPS=3507616, IOS/call=32/32\n",
+    );
+    assert_eq!(got.iter().filter(|v| **v == 32.0).count(), 6, "{got:?}");
+}
+
 /// The values of `text`'s claims, keyed by their row keys joined.
 fn keyed_values(text: &str) -> Vec<(String, f64)> {
     extract_text(text)

@@ -647,7 +647,13 @@ fn is_invocation(first: &str, rest: &str) -> bool {
 /// command lines have (`fio --name=x`, `dd if=/dev/zero`), and which
 /// a table row led by the same word (`fio cpu usage | 100%`) has not.
 fn is_command_line(rest: &str) -> bool {
-    !rest.starts_with(':') && (rest.contains(" -") || rest.contains(['=', '/', '\'', '"']))
+    // Options, paths and quotes; or the shell's redirections and
+    // chaining (`echo 512 > blocksize &&`).
+    const SHELL: [&str; 6] = [" > ", ">>", " | ", "&&", "||", "$("];
+    !rest.starts_with(':')
+        && (rest.contains(" -")
+            || rest.contains(['=', '/', '\'', '"'])
+            || SHELL.iter().any(|s| rest.contains(s)))
 }
 
 /// The table of a run of measured lines. Rows whose first number is a

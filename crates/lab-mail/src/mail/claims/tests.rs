@@ -613,6 +613,7 @@ fn shell_traces_settings_and_record_dumps_are_never_claims() {
         "[1]: https://www.spinics.net/lists/dm-crypt/msg07516.html",
         "[pid 271829] lseek(7, 0, SEEK_SET)      = 0\nopenat(AT_FDCWD, \"/dev/sdb\", O_RDONLY) = 3",
         "kernel.sched_wakeup_granularity_ns = 4000000\nvm.dirty_ratio = 20",
+        "    echo 512 > blocksize &&\n    echo 1024 > hw_queue_depth &&\n    echo 1 > power ||",
     ] {
         control_only(noise);
     }

@@ -205,11 +205,25 @@ fn keep_line(st: &mut DepthState, text: &str, next: Option<&str>, tail_is_short:
         || is_dmesg(text)
         || is_trace_event(text)
         || is_shell(text)
+        || is_dd_progress(text, next)
     {
         Kept::Other
     } else {
         Kept::Text
     }
+}
+
+/// dd's `status=progress` line, left on the screen above its `N+M
+/// records in`: the amount copied so far, not the run's result, which
+/// dd prints after the records lines.
+fn is_dd_progress(text: &str, next: Option<&str>) -> bool {
+    text.contains(" copied, ")
+        && next.is_some_and(|n| {
+            let t = n.trim();
+            t.ends_with(" records in")
+                && t.split_once('+')
+                    .is_some_and(|(a, _)| !a.is_empty() && a.bytes().all(|b| b.is_ascii_digit()))
+        })
 }
 
 /// A diff goes on through its headers and hunks; inside a hunk the

@@ -529,6 +529,21 @@ fn a_number_every_row_repeats_is_the_input() {
     assert_eq!(got.iter().filter(|v| **v == 32.0).count(), 6, "{got:?}");
 }
 
+/// dd's progress line above its records lines is no result; the
+/// summary after them is.
+#[test]
+fn dd_progress_is_no_result() {
+    let got: Vec<f64> = keyed_values(
+        "4177264640 bytes (4.2 GB, 3.9 GiB) copied, 28 s, 149 MB/s\n\
+         65536+0 records in\n65536+0 records out\n\
+         4294967296 bytes (4.3 GB, 4.0 GiB) copied, 28.8946 s, 148 MB/s\n",
+    )
+    .iter()
+    .map(|g| g.1)
+    .collect();
+    assert_eq!(got, [28.8946, 148.0]);
+}
+
 /// The values of `text`'s claims, keyed by their row keys joined.
 fn keyed_values(text: &str) -> Vec<(String, f64)> {
     extract_text(text)

@@ -1,0 +1,148 @@
+//! What a table's caption says: the axis values it names, the command
+//! that measured it, its unit and its program.
+
+use super::*;
+
+/// The values of the matrix's axes a caption names, one per axis that
+/// it names exactly one value of: `1ms` or `1 ms` for delay, `QD32` or
+/// `iodepth=32` for iodepth, `8 jobs` for numjobs, a word for a word
+/// value (`nvme0n1`, `randread`).
+pub(super) fn caption_values(caption: &str, ctx: &Ctx) -> Vec<(String, String)> {
+    let toks: Vec<String> = caption
+        .to_ascii_lowercase()
+        .split(|c: char| c.is_whitespace() || ",;:()[]".contains(c))
+        .filter(|w| !w.is_empty())
+        .map(|w| w.trim_end_matches('.').to_string())
+        .collect();
+    let has = |t: &str| toks.iter().any(|x| x == t);
+    let pair = |a: &str, b: &[&str]| {
+        toks.windows(2)
+            .any(|w| w[0] == a && b.contains(&w[1].as_str()))
+    };
+    let mut out = Vec::new();
+    for (axis, values) in ctx.axes {
+        if values.len() < 2 || axis == "arch" || axis == "hz" {
+            continue;
+        }
+        let named: Vec<&String> = values
+            .iter()
+            .filter(|v| {
+                let v = v.to_ascii_lowercase();
+                let numeric = v.parse::<f64>().is_ok();
+                match axis.as_str() {
+                    "delay" => has(&format!("{v}ms")) || pair(&v, &["ms", "msec"]),
+                    "iodepth" => {
+                        has(&format!("qd{v}"))
+                            || has(&format!("qd={v}"))
+                            || has(&format!("iodepth={v}"))
+                    }
+                    "numjobs" => {
+                        pair(&v, &["jobs", "job", "threads", "thread"])
+                            || has(&format!("numjobs={v}"))
+                    }
+                    _ if numeric => has(&format!("{axis}={v}")),
+                    _ => has(&v),
+                }
+            })
+            .collect();
+        if let [one] = named[..] {
+            out.push((axis.clone(), one.clone()));
+        }
+    }
+    out
+}
+
+/// The axis value of the workload a caption's command became: the
+/// numbers under `$ fio ...` are that job's.
+pub(super) fn measured_by(caption: &str, ctx: &Ctx) -> Option<(String, String)> {
+    let norm = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let cap = norm(caption);
+    ctx.measured_by
+        .iter()
+        .find(|(quote, ..)| {
+            let q = norm(quote);
+            !q.is_empty() && cap.contains(&q)
+        })
+        .map(|(_, a, v)| (a.clone(), v.clone()))
+}
+
+pub(super) static UNIT_WORD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(?:\bin |\(|\[)\s*(ms|msec|us|usec|µs|ns|nsec|s|sec|[kmg]i?b/s|iops|k ?iops)\s*[)\],]?")
+        .expect("valid regex")
+});
+
+/// Unit words that are units wherever they stand in a caption (`ms`
+/// or `s` alone may be a delay or a duration).
+pub(super) static UNIT_ANYWHERE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)(?:^|[\s(\[,])(k ?iops|iops|[kmg]i?b/s|usecs?|msecs?|nsecs?|µs)(?:$|[\s)\],.;:])",
+    )
+    .expect("valid regex")
+});
+
+/// The unit a caption names: "mean latency in ms", "(usec)", "[MiB/s]",
+/// "(4k random read, KIOPS, ...)".
+pub fn caption_unit(caption: &str) -> Option<String> {
+    UNIT_WORD
+        .captures(caption)
+        .or_else(|| UNIT_ANYWHERE.captures(caption))
+        .map(|c| c[1].to_string())
+}
+
+/// Programs whose numbers a mail shows under their command line; lab
+/// measures with fio only.
+pub(super) const PROGRAMS: [&str; 16] = [
+    "fio",
+    "dd",
+    "mkfs",
+    "xfs_io",
+    "hdparm",
+    "iozone",
+    "bonnie++",
+    "dbench",
+    "pgbench",
+    "sysbench",
+    "fs_mark",
+    "filebench",
+    "t/io_uring",
+    "io_uring",
+    "blktests",
+    "stress-ng",
+];
+
+/// The program a caption runs, when the caption is a command line
+/// (`# dd if=/dev/loop0 ...`, `$ time mkfs.ext4 ...`).
+pub(super) fn caption_program(caption: &str) -> Option<String> {
+    let first = caption.lines().next()?.trim();
+    let (cmd, prompted) = match first
+        .strip_prefix("# ")
+        .or_else(|| first.strip_prefix("$ "))
+    {
+        Some(c) => (c, true),
+        None => (first, false),
+    };
+    let mut words = cmd.split_whitespace();
+    let mut w = words.next()?;
+    // Wrappers, their options and a CPU list (`taskset -c 1,2`).
+    let cpus = |w: &str| w.chars().all(|c| c.is_ascii_digit() || ",-".contains(c));
+    while ["time", "sudo", "taskset", "perf", "numactl", "stat"].contains(&w)
+        || w.starts_with('-')
+        || cpus(w)
+    {
+        w = words.next()?;
+    }
+    let prog = w.rsplit('/').next().unwrap_or(w);
+    let known = PROGRAMS
+        .iter()
+        .any(|p| prog == *p || prog.starts_with(&format!("{p}.")));
+    (known || (prompted && cmd.contains(" -"))).then(|| prog.to_string())
+}
+
+/// A lone number in a sentence (`sees 10 ms each time`) names neither a
+/// side nor a cell: drafting it, or reading the setup from its sentence,
+/// would guess both.
+pub fn names_no_cell(t: &ClaimTable) -> bool {
+    t.kind == crate::mail::ClaimKind::Prose
+        && t.columns.len() == 1
+        && side(&t.columns[0].name) == Side::Unknown
+}

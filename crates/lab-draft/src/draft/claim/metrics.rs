@@ -1,0 +1,395 @@
+//! What a table's numbers measure: a column's or a row's metric, the
+//! metric a table's words name, and the units that decide between them.
+
+use super::*;
+
+/// Columns that each name what they measure (`IOPS`, `sys`, `lat
+/// (us)`), when there are two or more and at least two name a metric
+/// lab has: column → metric, `-` for the others (with the reason kept).
+/// Empty when the columns are not of that kind.
+pub(super) fn column_metrics(
+    t: &ClaimTable,
+    sides: &[Side],
+    ctx: &Ctx,
+    skipped: &mut Vec<(String, String)>,
+) -> (Vec<(String, String)>, bool) {
+    let values: Vec<&crate::mail::Column> = t
+        .columns
+        .iter()
+        .zip(sides)
+        .filter(|(_, s)| **s != Side::Derived)
+        .map(|(c, _)| c)
+        .collect();
+    if values.len() < 2 {
+        return (vec![], false);
+    }
+    // One row, labelled by what its columns are statistics of: fio's
+    // `lat (usec): min=20, max=241, avg=99.81` (columns min, max, avg,
+    // stdev) or `READ: bw=4994MiB/s ...`. Its label is read with each
+    // column's name (`lat avg`).
+    let family = match t.rows.as_slice() {
+        [r] => r
+            .keys
+            .last()
+            .map(|k| k.trim().to_string())
+            .unwrap_or_default(),
+        _ => String::new(),
+    };
+    // Only a label that names what is measured (`lat (usec)`, `READ`,
+    // `clat`): `QD32` is a cell, not a family of metrics.
+    // fio's own labels; a benchmark's `Throughput` row is not fio's.
+    const FAMILY: [&str; 8] = ["lat", "clat", "slat", "bw", "iops", "read", "write", "trim"];
+    let family = if family
+        .to_ascii_lowercase()
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .any(|w| FAMILY.contains(&w))
+    {
+        family
+    } else {
+        String::new()
+    };
+    let mut out = Vec::new();
+    let mut why = Vec::new();
+    let mut by_family = false;
+    for col in &values {
+        let i = t.columns.iter().position(|c| c.name == col.name);
+        let unit = i
+            .and_then(|i| t.rows.iter().find_map(|r| t.unit_of(r, i)))
+            .map(|u| u.kind);
+        // The column's own words only: a caption names the table, not
+        // each column.
+        let own = row_metric(&col.name, unit, "", ctx);
+        let named = match own {
+            Err(_) if !family.is_empty() && !col.name.starts_with('#') => {
+                row_metric(&format!("{family} {}", col.name), unit, "", ctx)
+            }
+            r => r,
+        };
+        // `#2` is a column the mail left unnamed: its unit alone is no
+        // reason to read the row as a family of metrics.
+        by_family |= named.is_ok() && !family.is_empty() && !col.name.starts_with('#');
+        match named {
+            Ok(m) if !out.iter().any(|(_, x)| *x == m) => out.push((col.name.clone(), m)),
+            Ok(m) => why.push((col.name.clone(), format!("{m} is another column's"))),
+            Err(w) => why.push((col.name.clone(), w)),
+        }
+    }
+    // Two metrics at least, or one read with its row's label, or one
+    // beside columns that name nothing lab measures (`IOPS` and `Lock
+    // contention`): a column that only repeats another's metric (`v6.1`,
+    // `v6.2` by their unit) is no metric of its own.
+    let lone = out.len() == 1
+        && !why.is_empty()
+        && why.iter().all(|(_, w)| !w.ends_with("is another column's"));
+    if out.len() < 2 && (out.is_empty() || !by_family) && !lone {
+        return (vec![], false);
+    }
+    for (col, w) in why {
+        out.push((col.clone(), crate::matrix::claims::SKIP.into()));
+        skipped.push((col, w));
+    }
+    (out, by_family)
+}
+
+/// `rows: metric`: each row's metric from its label (the last key),
+/// with rows lab measures nothing for mapped to [`SKIP`] and their
+/// reasons kept. Rows keyed by more than the label must share the rest.
+pub(super) fn metric_rows(
+    t: &ClaimTable,
+    caption: &str,
+    ctx: &Ctx,
+    c: &mut ClaimDraft,
+) -> Result<Rows, String> {
+    let heads: Vec<&[String]> = t
+        .rows
+        .iter()
+        .map(|r| &r.keys[..r.keys.len().saturating_sub(1)])
+        .collect();
+    let lasts: Vec<&str> = t
+        .rows
+        .iter()
+        .filter_map(|r| r.keys.last().map(String::as_str))
+        .collect();
+    let unique = (1..lasts.len()).all(|i| !lasts[..i].contains(&lasts[i]));
+    // fio's output: [job, section, metric]; one job, and labels that
+    // tell the rows apart, read with their section (`read IOPS`).
+    let one_job = heads.iter().all(|h| h.first() == heads[0].first());
+    if heads.windows(2).any(|w| w[0] != w[1]) && !(unique && one_job) {
+        let groups: Vec<String> = heads.iter().map(|h| h.join(" / ")).collect();
+        let mut g = groups.clone();
+        g.dedup();
+        return Err(format!(
+            "its row groups ({}) match no axis of the matrix",
+            g.join("; ")
+        ));
+    }
+    let mut metrics: Vec<(String, String)> = Vec::new();
+    for r in &t.rows {
+        let Some(label) = r.keys.last() else {
+            return Err("a row has no label".into());
+        };
+        if metrics.iter().any(|(l, _)| l == label) {
+            continue;
+        }
+        let unit = value_unit(t, r).map(|u| u.kind);
+        if !r
+            .values
+            .iter()
+            .any(|v| matches!(v, crate::mail::Value::Number { .. }))
+        {
+            metrics.push((label.clone(), crate::matrix::claims::SKIP.into()));
+            c.skipped
+                .push((label.clone(), "the mail gives no number".into()));
+            continue;
+        }
+        let section = r
+            .keys
+            .len()
+            .checked_sub(2)
+            .and_then(|i| r.keys.get(i).filter(|_| i > 0));
+        let words = match section {
+            Some(s) => format!("{s} {}", strip_side(label)),
+            None => strip_side(label),
+        };
+        match row_metric(&words, unit, caption, ctx) {
+            Ok(m) => metrics.push((label.clone(), m)),
+            Err(why) => {
+                metrics.push((label.clone(), crate::matrix::claims::SKIP.into()));
+                c.skipped.push((label.clone(), why));
+            }
+        }
+    }
+    if metrics
+        .iter()
+        .all(|(_, m)| m == crate::matrix::claims::SKIP)
+    {
+        let why = c
+            .skipped
+            .first()
+            .map(|(l, w)| format!("row '{l}': {w}"))
+            .unwrap_or_default();
+        return Err(why);
+    }
+    Ok(Rows::Metrics(metrics))
+}
+
+/// perf events a row may name, as perf spells them.
+pub(super) const PERF_EVENTS: [&str; 12] = [
+    "context-switches",
+    "cpu-migrations",
+    "page-faults",
+    "cycles",
+    "instructions",
+    "branches",
+    "branch-misses",
+    "cache-misses",
+    "cache-references",
+    "task-clock",
+    "cpu-clock",
+    "stalled-cycles-frontend",
+];
+
+/// The metric a row label names: an lkp `fio.*` name, a perf event, or
+/// words such as `p99 read latency`.
+pub(super) fn row_metric(
+    label: &str,
+    unit: Option<UnitKind>,
+    caption: &str,
+    ctx: &Ctx,
+) -> Result<String, String> {
+    let l = label.trim().to_ascii_lowercase();
+    if let Some(rest) = l.strip_prefix("fio.") {
+        return lkp_metric(rest);
+    }
+    let l = l
+        .strip_prefix("perf-stat.i.")
+        .or_else(|| l.strip_prefix("perf-stat.ps."))
+        .unwrap_or(&l)
+        .to_string();
+    let event = match l.as_str() {
+        "ctx switches" | "context switches" | "cs" | "ctx-switches" => Some("context-switches"),
+        "cpu migrations" | "migrations" => Some("cpu-migrations"),
+        "page faults" | "faults" => Some("page-faults"),
+        e => PERF_EVENTS.iter().copied().find(|p| *p == e),
+    };
+    if let Some(e) = event {
+        return Ok(format!("perf.{e}"));
+    }
+    metric(&l, caption, unit, ctx)
+}
+
+/// lkp-tests' fio names: `write_iops`, `read_bw_MBps`,
+/// `write_clat_mean_us`, `write_clat_99%_us`.
+pub(super) fn lkp_metric(name: &str) -> Result<String, String> {
+    let mut parts = name.split('_');
+    let dir = parts.next().unwrap_or("");
+    if !["read", "write"].contains(&dir) {
+        return Err(format!("lab's fio reports no '{name}'"));
+    }
+    let rest: Vec<&str> = parts.collect();
+    let m = match rest.as_slice() {
+        ["iops"] => "iops".to_string(),
+        ["bw", ..] => "bw".to_string(),
+        [kind @ ("clat" | "lat"), stat, ..] => {
+            let stat = match *stat {
+                "mean" => "mean",
+                "50%" => "p50",
+                "99%" => "p99",
+                "99.9%" => "p99_9",
+                _ => return Err(format!("lab's fio reports no '{name}'")),
+            };
+            format!("{kind}_{stat}")
+        }
+        _ => return Err(format!("lab's fio reports no '{name}'")),
+    };
+    Ok(format!("{dir}.{m}"))
+}
+
+/// The unit of a row's values, leaving out difference columns (`+6.6%`).
+pub(super) fn value_unit<'a>(
+    t: &'a ClaimTable,
+    r: &'a crate::mail::Row,
+) -> Option<&'a crate::mail::Unit> {
+    (0..t.columns.len())
+        .filter(|i| side(&t.columns[*i].name) != Side::Derived)
+        .find_map(|i| t.unit_of(r, i))
+}
+
+/// The unit symbols of a row, as words a metric is read from.
+pub(super) fn unit_words(t: &ClaimTable, r: &crate::mail::Row) -> String {
+    value_unit(t, r)
+        .map(|u| u.symbol.to_string())
+        .unwrap_or_default()
+}
+
+/// The metric a table's words name, with the workloads' direction when
+/// the words name none. `cpu.total` and `*.total` are derived metrics
+/// the draft defines.
+pub fn metric(
+    words: &str,
+    caption: &str,
+    unit: Option<UnitKind>,
+    ctx: &Ctx,
+) -> Result<String, String> {
+    let toks_of = |s: &str| -> Vec<String> {
+        s.to_ascii_lowercase()
+            .split(|c: char| !(c.is_ascii_alphanumeric() || "._/%".contains(c)))
+            .filter(|t| !t.is_empty())
+            .map(String::from)
+            .collect()
+    };
+    let (own, cap) = (toks_of(words), toks_of(caption));
+    let toks: Vec<&str> = own.iter().chain(&cap).map(String::as_str).collect();
+    let has = |x: &str| toks.contains(&x);
+    let any = |xs: &[&str]| xs.iter().any(|x| has(x));
+    // The unit decides; then the row's own words; then the caption's.
+    let kind_of = |ts: &[String]| -> Option<&'static str> {
+        let any = |xs: &[&str]| ts.iter().any(|t| xs.contains(&t.as_str()));
+        if any(&["iops", "kiops", "ops/s"]) {
+            Some("iops")
+        } else if any(&[
+            "bandwidth",
+            "throughput",
+            "bw",
+            "mb/s",
+            "mib/s",
+            "gb/s",
+            "gib/s",
+            "kb/s",
+            "kib/s",
+        ]) {
+            Some("bw")
+        } else if any(&["latency", "lat", "clat", "usec", "msec", "nsec", "µs"]) {
+            Some("lat")
+        } else if any(&["cpu", "usr", "sys"]) {
+            Some("cpu")
+        } else {
+            None
+        }
+    };
+    // fio's submission latency and its min/max/stdev: lab keeps none.
+    if own.iter().any(|t| t == "slat") {
+        return Err("lab keeps no submission latency (slat)".into());
+    }
+    if let Some(t) = own
+        .iter()
+        .find(|t| ["min", "max", "stdev", "stddev", "dev"].contains(&t.as_str()))
+    {
+        return Err(format!("lab keeps no latency {t}"));
+    }
+    let kind = match unit {
+        Some(UnitKind::Rate) => "iops",
+        Some(UnitKind::Throughput) => "bw",
+        Some(UnitKind::Time) => "lat",
+        Some(UnitKind::Percent) if any(&["cpu", "usr", "sys", "util"]) => "cpu",
+        Some(UnitKind::Percent) => {
+            return Err("a percentage of something lab does not measure".into());
+        }
+        Some(UnitKind::Count | UnitKind::Frequency) => {
+            return Err("a count that lab's fio does not report".into());
+        }
+        Some(UnitKind::Size) => {
+            return Err("an amount of data, which lab's fio does not report".into());
+        }
+        None => match kind_of(&own).or_else(|| kind_of(&cap)) {
+            Some(k) => k,
+            None => return Err("its words name no IOPS, bandwidth, latency or CPU".into()),
+        },
+    };
+    if kind == "cpu" {
+        return Ok(
+            match (has("usr") || has("user"), has("sys") || has("system")) {
+                (true, false) => "cpu.usr".into(),
+                (false, true) => "cpu.sys".into(),
+                _ => "cpu.total".into(),
+            },
+        );
+    }
+    let said = if any(&["fsync", "fdatasync", "sync"]) && kind == "lat" {
+        Some("sync")
+    } else if any(&["randrw", "mixed", "readwrite"]) {
+        Some("both")
+    } else if any(&["write", "writes", "randwrite", "written", "seqwrite", "wr"]) {
+        Some("write")
+    } else if any(&["read", "reads", "randread", "seqread", "rd"]) {
+        Some("read")
+    } else {
+        None
+    };
+    let dir = match said {
+        Some(d) => d,
+        None => {
+            let mut ds = ctx.directions.clone();
+            ds.dedup();
+            match ds[..] {
+                [d] => d,
+                [] => return Err("neither the table nor a workload says read or write".into()),
+                _ => "both",
+            }
+        }
+    };
+    if dir == "both" {
+        return match kind {
+            "iops" | "bw" => Ok(format!("{kind}.total")),
+            _ => Err("its latency mixes reads and writes; lab measures them apart".into()),
+        };
+    }
+    if kind != "lat" {
+        return Ok(format!("{dir}.{kind}"));
+    }
+    let pct = if any(&["p99.9", "99.9th", "99.9%", "p999"]) {
+        "p99_9"
+    } else if any(&["p99", "99th", "99%", "99.00th", "tail"]) {
+        "p99"
+    } else if any(&["p50", "median", "50th", "50.00th"]) {
+        "p50"
+    } else {
+        "mean"
+    };
+    let base = if has("clat") || has("completion") {
+        "clat"
+    } else {
+        "lat"
+    };
+    Ok(format!("{dir}.{base}_{pct}"))
+}

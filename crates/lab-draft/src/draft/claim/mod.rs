@@ -1,0 +1,649 @@
+//! A mail's tables as `claims:` entries: which columns are before and
+//! after, what the rows are (an axis, the variants, or metrics), what
+//! the numbers measure, and under which conditions.
+//!
+//! A table whose numbers can't be tied to the matrix is no claim: the
+//! reason goes into a comment, never a guess.
+
+use super::facts;
+use crate::mail::{ClaimTable, UnitKind};
+use regex::Regex;
+use std::sync::LazyLock;
+
+mod caption;
+mod keys;
+mod metrics;
+mod sides;
+
+use caption::*;
+pub use caption::{caption_unit, names_no_cell};
+pub use keys::axis_named;
+use keys::*;
+pub use metrics::metric;
+use metrics::*;
+pub use sides::*;
+
+/// What a table's rows stand for.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Rows {
+    /// Values of an axis, from this key column (by name).
+    Axis { column: String, axis: String },
+    /// Values of several axes, one per key column, in order.
+    Axes(Vec<String>),
+    /// Before and after.
+    Variants,
+    /// Each row is a metric: label → metric.
+    Metrics(Vec<(String, String)>),
+    /// One row, one cell set: the values need no row key.
+    Single,
+}
+
+impl Rows {
+    /// Whether the rows are values of `axis`.
+    fn runs_over(&self, axis: &str) -> bool {
+        match self {
+            Rows::Axis { axis: a, .. } => a == axis,
+            Rows::Axes(axes) => axes.iter().any(|a| a == axis),
+            _ => false,
+        }
+    }
+}
+
+/// A claim as the draft writes it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClaimDraft {
+    pub table: usize,
+    /// The table's caption, or its first key, for the comment.
+    pub about: String,
+    pub rows: Rows,
+    /// Label → variant, for rows or columns named otherwise.
+    pub aliases: Vec<(String, String)>,
+    /// Row label → its variant, for `p99 before: 1205 usec` rows.
+    pub row_variants: Vec<(String, String)>,
+    /// Rows lab measures nothing for, and why.
+    pub skipped: Vec<(String, String)>,
+    pub columns: Vec<(String, String)>,
+    /// Column → metric, for a table whose columns measure different
+    /// things (`IOPS`, `sys`); `-` for a column lab measures nothing for.
+    pub column_metrics: Vec<(String, String)>,
+    /// The one row's label was read with the columns' names (`lat (usec)`
+    /// with `avg`): it names what they measure, not a cell.
+    pub row_is_family: bool,
+    /// The group headers above the rows are the variants (`Base:`,
+    /// `Patched:`): `group_axis: variant`, aliases naming them.
+    pub group_variants: bool,
+    /// The variant every value belongs to when no column names one.
+    pub from_variant: Option<String>,
+    /// `from_variant` is `after` because nothing said otherwise: no
+    /// column, row or caption named a side.
+    pub variant_by_default: bool,
+    pub metric: Option<String>,
+    pub unit: Option<String>,
+    /// The unit is lab's reading of bare `155K` numbers, not the mail's.
+    pub inferred_unit: bool,
+    pub conditions: Vec<(String, String)>,
+}
+
+/// What the matrix offers a claim: its axes and the directions of its
+/// workloads (`read`, `write`, `both`).
+pub struct Ctx<'a> {
+    pub axes: &'a [(String, Vec<String>)],
+    pub directions: Vec<&'static str>,
+    /// Commands that became workloads: text, axis, value.
+    pub measured_by: &'a [(String, String, String)],
+    /// The subjects of the mail's messages, `[PATCH]` tags and all.
+    pub subject: &'a str,
+    /// Tables (from 1) whose numbers the mail writes with a multiplier
+    /// and no unit (`155K`).
+    pub bare_multiplied: &'a [usize],
+}
+
+/// Draft the claim for table `n` (from 1); Err says why there is none.
+pub fn draft(n: usize, t: &ClaimTable, ctx: &Ctx) -> Result<ClaimDraft, String> {
+    let caption = t.caption.clone().unwrap_or_default();
+    // fio's t/io_uring is drafted as a fio job.
+    if let Some(p) = caption_program(&caption)
+        && p != "fio"
+        && p != "io_uring"
+    {
+        return Err(format!(
+            "its numbers come from `{p}`, and lab measures with fio"
+        ));
+    }
+    if names_no_cell(t) {
+        return Err("a single number in a sentence names no variant or cell".into());
+    }
+    let about = if caption.is_empty() {
+        format!("table at line {} of message {}", t.line, t.origin.message)
+    } else {
+        caption.lines().map(str::trim).collect::<Vec<_>>().join(" ")
+    };
+    let mut c = ClaimDraft {
+        table: n,
+        about,
+        rows: Rows::Single,
+        aliases: vec![],
+        row_variants: vec![],
+        skipped: vec![],
+        columns: vec![],
+        column_metrics: vec![],
+        row_is_family: false,
+        group_variants: false,
+        from_variant: None,
+        variant_by_default: false,
+        metric: None,
+        unit: None,
+        inferred_unit: false,
+        conditions: vec![],
+    };
+    let sides = column_sides(t);
+    columns(&mut c, t, &sides, ctx);
+    group_variants(&mut c, t);
+    let rows_are_variants = rows(&mut c, t, &caption, ctx)?;
+    // A claim has one `metrics:` map: when the rows name the metrics,
+    // the columns cannot name them too.
+    if matches!(c.rows, Rows::Metrics(_)) {
+        c.column_metrics.clear();
+    }
+    if c.columns.is_empty() && !rows_are_variants {
+        one_variant_columns(&mut c, t, &sides, &caption)?;
+    }
+    // The one row of `lat (usec): min=.., avg=..` under "Baseline:" is
+    // that variant's: its label says what, the caption whose.
+    if c.row_is_family
+        && c.row_variants.is_empty()
+        && let ([r], Some(v)) = (t.rows.as_slice(), c.from_variant.clone())
+        && let Some(label) = r.keys.last()
+    {
+        c.row_variants.push((label.clone(), v));
+    }
+    metric_and_unit(&mut c, t, &caption, n, ctx)?;
+    conditions(&mut c, &caption, ctx)?;
+    Ok(c)
+}
+
+/// Two tables of one message with the same rows and conditions, each of
+/// one variant, the first not saying whose numbers they are: a mail shows the
+/// problem first and the patched numbers after it ("... shows this
+/// quite easily:", then "With that in place, the same test case now
+/// does:"). The first becomes the unpatched kernel's. More than two
+/// such tables are left as they are.
+pub fn order_sides(claims: &mut [ClaimDraft], tables: &[ClaimTable]) {
+    let shape = |c: &ClaimDraft| {
+        tables.get(c.table.wrapping_sub(1)).map(|t| {
+            let keys: Vec<&Vec<String>> = t.rows.iter().map(|r| &r.keys).collect();
+            // Tables under two commands measure two workloads.
+            (t.origin.message, keys, c.conditions.clone())
+        })
+    };
+    let patched: Vec<usize> = (0..claims.len())
+        .filter(|&i| {
+            claims[i].from_variant.as_deref() == Some("after") && shape(&claims[i]).is_some()
+        })
+        .collect();
+    for &a in &patched {
+        let same: Vec<usize> = patched
+            .iter()
+            .copied()
+            .filter(|&b| shape(&claims[b]) == shape(&claims[a]))
+            .collect();
+        if same.len() != 2 || same[0] != a || !claims[a].variant_by_default {
+            continue;
+        }
+        let c = &mut claims[a];
+        c.from_variant = Some("before".into());
+        c.variant_by_default = false;
+        for (_, v) in c.columns.iter_mut().chain(c.row_variants.iter_mut()) {
+            if v == "after" {
+                *v = "before".into();
+            }
+        }
+    }
+}
+
+/// Which side each column is: before, after, derived (a ratio) or
+/// unknown. lkp's columns are the base commit and the tested one.
+fn column_sides(t: &ClaimTable) -> Vec<Side> {
+    // Columns: before and after, else every value is the patched kernel's.
+    let sides: Vec<Side> = t.columns.iter().map(|col| side(&col.name)).collect();
+    // lkp's columns are the base commit and the tested one.
+    if t.kind == crate::mail::ClaimKind::Lkp {
+        let values: Vec<usize> = (0..sides.len())
+            .filter(|i| sides[*i] != Side::Derived)
+            .collect();
+        let mut s = sides.clone();
+        if let (Some(&f), Some(&l)) = (values.first(), values.last())
+            && f != l
+        {
+            s[f] = Side::Before;
+            s[l] = Side::After;
+        }
+        s
+    } else {
+        sides
+    }
+}
+
+/// Columns that are before and after become the two variants' columns;
+/// columns that are neither may each name a metric.
+fn columns(c: &mut ClaimDraft, t: &ClaimTable, sides: &[Side], ctx: &Ctx) {
+    let before = sides.contains(&Side::Before);
+    let after = sides.contains(&Side::After);
+    if before && after {
+        for (col, s) in t.columns.iter().zip(sides) {
+            match s {
+                Side::Before => c.columns.push((col.name.clone(), "before".into())),
+                Side::After => c.columns.push((col.name.clone(), "after".into())),
+                _ => {}
+            }
+        }
+    }
+    if !before && !after {
+        (c.column_metrics, c.row_is_family) = column_metrics(t, sides, ctx, &mut c.skipped);
+    }
+}
+
+/// Row groups headed `Base:` and `Patched:` are the two variants.
+fn group_variants(c: &mut ClaimDraft, t: &ClaimTable) {
+    if t.key_columns.len() >= 2 {
+        let mut groups: Vec<&str> = t
+            .rows
+            .iter()
+            .filter_map(|r| r.keys.first().map(String::as_str))
+            .collect();
+        groups.dedup();
+        let gs: Vec<Side> = groups.iter().map(|g| side(g)).collect();
+        if gs.contains(&Side::Before)
+            && gs.contains(&Side::After)
+            && gs.iter().all(|s| matches!(s, Side::Before | Side::After))
+        {
+            c.group_variants = true;
+            for (g, s) in groups.iter().zip(&gs) {
+                let v = if *s == Side::Before {
+                    "before"
+                } else {
+                    "after"
+                };
+                if !g.eq_ignore_ascii_case(v) && !c.aliases.iter().any(|(a, _)| a == g) {
+                    c.aliases.push((g.to_string(), v.into()));
+                }
+            }
+        }
+    }
+}
+
+/// The rows: variants, variants said per row, repeated samples, axes,
+/// one axis, or metrics. True when the rows are the variants.
+fn rows(c: &mut ClaimDraft, t: &ClaimTable, caption: &str, ctx: &Ctx) -> Result<bool, String> {
+    let last_keys: Vec<&str> = t
+        .rows
+        .iter()
+        .filter_map(|r| r.keys.last().map(String::as_str))
+        .collect();
+    // A row that states a bound (`Theoretical maximum`) is nobody's
+    // measurement; a row named with the patch's own words (`Kthread`
+    // for "... from a kthread") is the patched kernel.
+    let bound = |k: &str| names_bound(k);
+    // ... but a row that is a value of an axis (`null_blk` under a
+    // subject "null_blk: ...") is a cell, whatever the subject says.
+    let on_axis = row_axis(t, ctx).is_some();
+    let patch = |k: &str| !on_axis && names_the_patch(k, ctx.subject);
+    let row_sides: Vec<Side> = last_keys
+        .iter()
+        .map(|k| match side(k) {
+            Side::Unknown if !bound(k) && patch(k) => Side::After,
+            s => s,
+        })
+        .collect();
+    let pure = |k: &str| strip_side(k).is_empty() || bound(k) || patch(k);
+    let kept: Vec<(&&str, &Side)> = last_keys
+        .iter()
+        .zip(&row_sides)
+        .filter(|(k, _)| !bound(k))
+        .collect();
+    let rows_are_variants = !kept.is_empty()
+        && last_keys.iter().all(|k| pure(k))
+        && kept
+            .iter()
+            .all(|(_, s)| matches!(s, Side::Before | Side::After))
+        && kept.iter().any(|(_, s)| **s == Side::Before)
+        && kept.iter().any(|(_, s)| **s == Side::After);
+    // Rows that say their variant (`p99 latency before: 1205 usec`),
+    // among others that don't (`lat: 5 -> 4`).
+    let sided = !rows_are_variants
+        && t.rows.len() == last_keys.len()
+        && row_sides
+            .iter()
+            .any(|s| matches!(s, Side::Before | Side::After));
+    if rows_are_variants {
+        if !c.columns.is_empty() {
+            return Err("both its rows and its columns look like before and after".into());
+        }
+        c.rows = Rows::Variants;
+        for (k, s) in last_keys.iter().zip(&row_sides) {
+            let v = if bound(k) {
+                crate::matrix::claims::SKIP
+            } else if *s == Side::Before {
+                "before"
+            } else {
+                "after"
+            };
+            if !k.eq_ignore_ascii_case(v) && !c.aliases.iter().any(|(a, _)| a == k) {
+                c.aliases.push((k.to_string(), v.into()));
+            }
+        }
+    } else if sided {
+        c.rows = metric_rows(t, caption, ctx, c)?;
+        for (r, s) in t.rows.iter().zip(&row_sides) {
+            let label = r.keys.join(" ");
+            match s {
+                Side::Before => c.row_variants.push((label, "before".into())),
+                Side::After => c.row_variants.push((label, "after".into())),
+                _ => {}
+            }
+        }
+    } else if t
+        .rows
+        .iter()
+        .all(|r| r.keys.iter().all(|k| k.trim().is_empty()))
+    {
+        // Rows without keys: repeated samples of one measurement
+        // (`IOPS=891.49K` printed once a second).
+        c.rows = Rows::Single;
+    } else if let Some((axes, aliases)) = row_axes(t, ctx) {
+        c.rows = Rows::Axes(axes);
+        c.aliases.extend(aliases);
+    } else if let Some((column, axis, aliases)) = row_axis(t, ctx) {
+        c.rows = Rows::Axis { column, axis };
+        c.aliases.extend(aliases);
+    } else if t.rows.len() == 1 && c.row_is_family && !c.column_metrics.is_empty() {
+        // One row whose label the column metrics were read with.
+        c.rows = Rows::Single;
+    } else if t.rows.len() > 1 || t.rows.iter().any(|r| !r.keys.is_empty()) {
+        if !c.column_metrics.is_empty() {
+            // The columns are the metrics: the rows must be something
+            // the matrix varies.
+            return Err(format!(
+                "its rows ({}) match no axis of the matrix",
+                t.rows
+                    .iter()
+                    .map(|r| r.keys.join(" / "))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        // Rows labelled by what they measure: `read IOPS`, `p99 lat`.
+        c.rows = metric_rows(t, caption, ctx, c)?;
+    }
+    Ok(rows_are_variants)
+}
+
+/// Columns that are not before and after: one value column is one
+/// variant's (the patched kernel's, or the one the caption names), or
+/// each column names a metric of that variant.
+fn one_variant_columns(
+    c: &mut ClaimDraft,
+    t: &ClaimTable,
+    sides: &[Side],
+    caption: &str,
+) -> Result<(), String> {
+    // One value column of a mail that patches: the patched kernel's;
+    // or columns that each name a metric, all of one variant.
+    let values = t
+        .columns
+        .iter()
+        .zip(sides)
+        .filter(|(_, s)| **s != Side::Derived)
+        .count();
+    if values != 1 && c.column_metrics.is_empty() {
+        return Err(format!(
+            "its columns ({}) are not before and after",
+            t.columns
+                .iter()
+                .map(|c| c.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    // "Before:" over a pasted fio output says whose numbers they are.
+    let short = caption
+        .trim()
+        .trim_end_matches(':')
+        .split_whitespace()
+        .count()
+        <= 6;
+    // ... and so do a long caption's last words ("we have the following
+    // baseline:").
+    let words: Vec<&str> = caption
+        .trim()
+        .trim_end_matches(':')
+        .split_whitespace()
+        .collect();
+    let tail = words[words.len().saturating_sub(3)..].join(" ");
+    let (whole, last) = (side(caption.trim().trim_end_matches(':')), side(&tail));
+    let v = match (whole, last) {
+        (Side::Before, _) if short => "before",
+        (_, Side::Before) => "before",
+        _ => "after",
+    };
+    c.from_variant = Some(v.into());
+    c.variant_by_default = whole != Side::After && last != Side::After && v == "after";
+    if c.column_metrics.is_empty() {
+        let col = t
+            .columns
+            .iter()
+            .zip(sides)
+            .find(|(_, s)| **s != Side::Derived)
+            .map(|(c, _)| c.name.clone());
+        c.columns.push((col.unwrap_or_default(), v.into()));
+    } else {
+        for (col, m) in &c.column_metrics {
+            if m != crate::matrix::claims::SKIP {
+                c.columns.push((col.clone(), v.into()));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The metric of a table whose rows and columns do not name it, and the
+/// unit when no value carries one.
+fn metric_and_unit(
+    c: &mut ClaimDraft,
+    t: &ClaimTable,
+    caption: &str,
+    n: usize,
+    ctx: &Ctx,
+) -> Result<(), String> {
+    if !matches!(c.rows, Rows::Metrics(_)) && c.column_metrics.is_empty() {
+        let words = format!(
+            "{} {} {}",
+            t.key_columns.join(" "),
+            t.columns
+                .iter()
+                .map(|c| c.name.as_str())
+                .collect::<Vec<_>>()
+                .join(" "),
+            t.rows.first().map(|r| unit_words(t, r)).unwrap_or_default()
+        );
+        let unit = t
+            .rows
+            .first()
+            .and_then(|r| value_unit(t, r))
+            .map(|u| u.kind)
+            .or_else(|| {
+                caption_unit(caption)
+                    .and_then(|u| crate::matrix::claims::parse_unit(&u))
+                    .map(|u| u.kind)
+            });
+        c.metric = Some(match metric(&words, caption, unit, ctx) {
+            // `155K  162K` under no unit and no word: block-layer mails
+            // write I/O rates so; bandwidth and latency carry units.
+            Err(_) if unit.is_none() && ctx.bare_multiplied.contains(&n) => {
+                c.unit = Some("IOPS".into());
+                c.inferred_unit = true;
+                metric("IOPS", "", None, ctx)?
+            }
+            other => other?,
+        });
+    }
+    let has_unit = matches!(c.rows, Rows::Metrics(_))
+        || t.unit.is_some()
+        || t.columns.iter().any(|c| c.unit.is_some())
+        || t.rows.iter().any(|r| r.unit.is_some());
+    // Columns that measure different things cannot share the caption's
+    // one unit.
+    if !has_unit && !c.inferred_unit && c.column_metrics.is_empty() {
+        c.unit = caption_unit(caption);
+    }
+    Ok(())
+}
+
+/// Conditions from the caption: an axis value it names, the command
+/// above the numbers, an arch or HZ.
+fn conditions(c: &mut ClaimDraft, caption: &str, ctx: &Ctx) -> Result<(), String> {
+    // "Results at 1ms:", "QD32 numbers": the caption names one value of
+    // an axis the rows and columns do not run over.
+    for (axis, value) in caption_values(caption, ctx) {
+        if !c.rows.runs_over(&axis) && !c.conditions.iter().any(|(a, _)| a == &axis) {
+            c.conditions.push((axis, value));
+        }
+    }
+    match measured_by(caption, ctx) {
+        Some(cond) => c.conditions.push(cond),
+        // Several commands became an axis: numbers that name none of
+        // them (no command above them, no row or column of that axis)
+        // would bind to cells that measure other things.
+        None if !ctx.measured_by.is_empty() => {
+            let axis = &ctx.measured_by[0].1;
+            if !c.rows.runs_over(axis) {
+                return Err(format!(
+                    "the mail ran several commands (axis {axis}), and no command above the \
+                     numbers says which one they are from"
+                ));
+            }
+        }
+        None => {}
+    }
+    let f = facts::of_text(caption);
+    if let [a] = &f.arch[..] {
+        c.conditions.push(("arch".into(), a.value.to_string()));
+    }
+    if let [h] = &f.hz[..] {
+        c.conditions.push(("hz".into(), h.value.to_string()));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sides_of_labels() {
+        for b in [
+            "before",
+            "Baseline",
+            "unpatched",
+            "w/o patch",
+            "v6.12 (base)",
+            "stock",
+        ] {
+            assert_eq!(side(b), Side::Before, "{b}");
+        }
+        for a in ["after", "patched", "w/ patch", "+patch", "with series"] {
+            assert_eq!(side(a), Side::After, "{a}");
+        }
+        for d in ["diff", "%change", "delta", "speedup"] {
+            assert_eq!(side(d), Side::Derived, "{d}");
+        }
+        assert_eq!(side("iodepth"), Side::Unknown);
+    }
+
+    #[test]
+    fn metrics_from_words() {
+        let ctx = Ctx {
+            axes: &[],
+            directions: vec!["read"],
+            measured_by: &[],
+            subject: "",
+            bare_multiplied: &[],
+        };
+        let time = Some(UnitKind::Time);
+        assert_eq!(metric("IOPS", "", None, &ctx).unwrap(), "read.iops");
+        assert_eq!(
+            metric("p99 latency", "", time, &ctx).unwrap(),
+            "read.lat_p99"
+        );
+        assert_eq!(
+            metric("MiB/s", "randwrite", None, &ctx).unwrap(),
+            "write.bw"
+        );
+        assert_eq!(
+            metric(
+                "mean latency in ms",
+                "single 4 KiB direct writes",
+                time,
+                &ctx
+            )
+            .unwrap(),
+            "write.lat_mean"
+        );
+        assert_eq!(
+            metric("fsync latency (us)", "", time, &ctx).unwrap(),
+            "sync.lat_mean"
+        );
+        // The unit wins over a caption that names throughput too.
+        assert_eq!(
+            metric("", "latency at p99, and throughput in MB/s", time, &ctx).unwrap(),
+            "read.lat_p99"
+        );
+        let mixed = Ctx {
+            axes: &[],
+            directions: vec!["read", "write"],
+            measured_by: &[],
+            subject: "",
+            bare_multiplied: &[],
+        };
+        assert_eq!(metric("MiB/s", "", None, &mixed).unwrap(), "bw.total");
+        assert!(metric("latency", "", time, &mixed).is_err());
+        assert!(metric("apples", "", None, &ctx).is_err());
+        assert!(metric("bios submitted", "", Some(UnitKind::Count), &ctx).is_err());
+        assert_eq!(
+            row_metric("ctx switches", None, "", &ctx).unwrap(),
+            "perf.context-switches"
+        );
+        assert_eq!(
+            row_metric("fio.write_iops", None, "", &ctx).unwrap(),
+            "write.iops"
+        );
+        assert_eq!(
+            row_metric("fio.write_clat_99%_us", None, "", &ctx).unwrap(),
+            "write.clat_p99"
+        );
+        assert!(row_metric("fio.time.voluntary_context_switches", None, "", &ctx).is_err());
+        assert_eq!(
+            caption_unit("mean latency in ms (300 writes each)").as_deref(),
+            Some("ms")
+        );
+        assert_eq!(
+            caption_unit("Results (4k random read, KIOPS, mean of 3)").as_deref(),
+            Some("KIOPS")
+        );
+        assert_eq!(caption_unit("a 5 ms delay, 4k writes"), None);
+        assert_eq!(axis_named("QD").as_deref(), Some("iodepth"));
+        assert_eq!(
+            caption_program("# dd if=/dev/loop0 of=/dev/null bs=1M").as_deref(),
+            Some("dd")
+        );
+        assert_eq!(
+            caption_program("$ time mkfs.ext4 /dev/x").as_deref(),
+            Some("mkfs.ext4")
+        );
+        assert_eq!(
+            caption_program("# fio --name=rr --rw=randread").as_deref(),
+            Some("fio")
+        );
+        assert_eq!(caption_program("Results (KIOPS, higher is better):"), None);
+    }
+}

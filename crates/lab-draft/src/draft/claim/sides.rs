@@ -1,0 +1,126 @@
+//! Which side of a before/after comparison a label names, and the
+//! labels that name a bound or the patch itself.
+
+/// Which side of a before/after comparison a column or row label is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    Before,
+    After,
+    /// A difference, ratio or spread: not a measured value.
+    Derived,
+    Unknown,
+}
+
+/// The side a column or row label names.
+pub fn side(label: &str) -> Side {
+    let l = label.trim().to_ascii_lowercase();
+    let words: Vec<&str> = l
+        .split(|c: char| c.is_whitespace() || "()[]:,".contains(c))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let has = |x: &str| words.contains(&x);
+    const DERIVED: [&str; 13] = [
+        "diff",
+        "delta",
+        "change",
+        "%",
+        "ratio",
+        "speedup",
+        "gain",
+        "improvement",
+        "+/-",
+        "stddev",
+        "%change",
+        "%diff",
+        "regression",
+    ];
+    // Prose: "from 330 usec to 262 usec".
+    match l.as_str() {
+        "from" => return Side::Before,
+        "to" => return Side::After,
+        _ => {}
+    }
+    if DERIVED.iter().any(|d| has(d)) || l.starts_with('%') || l.ends_with('%') || l == "±" {
+        return Side::Derived;
+    }
+    const BEFORE: [&str; 17] = [
+        "previous",
+        "prior",
+        "existing",
+        "before",
+        "base",
+        "baseline",
+        "unpatched",
+        "vanilla",
+        "orig",
+        "original",
+        "old",
+        "stock",
+        "upstream",
+        "mainline",
+        "without",
+        "w/o",
+        "default",
+    ];
+    const AFTER: [&str; 11] = [
+        "after", "patched", "patch", "new", "with", "w/", "fixed", "+patch", "series", "proposed",
+        "modified",
+    ];
+    if BEFORE.iter().any(|b| has(b))
+        || l.starts_with("w/o")
+        || l.starts_with("no ")
+        || l.starts_with("-patch")
+    {
+        return Side::Before;
+    }
+    if AFTER.iter().any(|a| has(a)) || l.starts_with("w/") || l.starts_with('+') {
+        return Side::After;
+    }
+    Side::Unknown
+}
+
+/// A label that states a bound or reference rather than a measurement:
+/// `Theoretical maximum`, `line rate`, `ideal`.
+pub fn names_bound(label: &str) -> bool {
+    const WORDS: [&str; 7] = [
+        "theoretical",
+        "maximum",
+        "limit",
+        "ideal",
+        "bound",
+        "line rate",
+        "expected",
+    ];
+    let l = label.to_ascii_lowercase();
+    WORDS.iter().any(|w| l.contains(w))
+}
+
+/// Whether a row label is named with the patch's own distinctive words
+/// (`Kthread` in "dm-delay: flush delayed bios from a kthread"): that
+/// row is the patched kernel. Short and common words do not count.
+pub fn names_the_patch(label: &str, subject: &str) -> bool {
+    const COMMON: [&str; 12] = [
+        "block", "patch", "with", "from", "into", "when", "this", "that", "the", "and", "for",
+        "use",
+    ];
+    let words = |s: &str| -> Vec<String> {
+        s.to_ascii_lowercase()
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .filter(|w| w.len() >= 4 && !COMMON.contains(w))
+            .map(String::from)
+            .collect()
+    };
+    let subject = words(subject);
+    let label = words(label);
+    !label.is_empty() && label.iter().all(|w| subject.contains(w))
+}
+
+/// A label without its before/after words: `p99 latency before` →
+/// `p99 latency`.
+pub(super) fn strip_side(label: &str) -> String {
+    label
+        .split_whitespace()
+        .filter(|w| !matches!(side(w), Side::Before | Side::After))
+        .collect::<Vec<_>>()
+        .join(" ")
+}

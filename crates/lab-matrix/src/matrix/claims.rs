@@ -519,8 +519,19 @@ pub fn bind(
 fn is_reference(def: &ClaimDef, keys: &[String]) -> bool {
     let Some(k) = keys.last() else { return false };
     let same = |l: &String| l.trim().eq_ignore_ascii_case(k.trim());
+    // In a metrics map, a label may carry its section (`read slat min`).
+    let sectioned = keys
+        .len()
+        .checked_sub(2)
+        .map(|i| format!("{} {}", keys[i].trim(), k.trim()));
+    let same_in_map = |l: &String| {
+        same(l)
+            || sectioned
+                .as_deref()
+                .is_some_and(|s| l.trim().eq_ignore_ascii_case(s))
+    };
     let in_metrics = def.rows.as_ref().map(|r| r.value) == Some(RowsDef::Metric)
-        && def.metrics.iter().any(|(l, m)| m == SKIP && same(l));
+        && def.metrics.iter().any(|(l, m)| m == SKIP && same_in_map(l));
     in_metrics || def.aliases.iter().any(|(l, a)| a == SKIP && same(l))
 }
 
@@ -693,11 +704,22 @@ fn row_coords(
             }
             Some(RowsDef::Metric) => {
                 let key = last()?;
-                let m = def
-                    .metrics
-                    .iter()
-                    .find(|(label, _)| label.trim().eq_ignore_ascii_case(key.trim()))
-                    .map(|(_, m)| m.clone())
+                // A label with its section (`read IOPS`, as fio's rows
+                // `read / IOPS` and `write / IOPS` need), else the label.
+                let section = keys
+                    .len()
+                    .checked_sub(2)
+                    .map(|i| format!("{} {}", keys[i].trim(), key.trim()));
+                let named = |want: &str| {
+                    def.metrics
+                        .iter()
+                        .find(|(label, _)| label.trim().eq_ignore_ascii_case(want))
+                        .map(|(_, m)| m.clone())
+                };
+                let m = section
+                    .as_deref()
+                    .and_then(named)
+                    .or_else(|| named(key.trim()))
                     .ok_or_else(|| format!("row '{key}' is not in the claim's metrics map"))?;
                 out.metric = Some(m);
             }

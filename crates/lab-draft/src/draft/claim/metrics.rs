@@ -110,11 +110,35 @@ pub(super) fn metric_rows(
         .iter()
         .filter_map(|r| r.keys.last().map(String::as_str))
         .collect();
-    let unique = (1..lasts.len()).all(|i| !lasts[..i].contains(&lasts[i]));
+    // A row's label with its section (`read IOPS`), when it has one.
+    let section_of = |r: &crate::mail::Row| {
+        r.keys
+            .len()
+            .checked_sub(2)
+            .and_then(|i| r.keys.get(i).filter(|_| i > 0))
+            .cloned()
+    };
+    let qualified: Vec<String> = t
+        .rows
+        .iter()
+        .filter_map(|r| {
+            let label = r.keys.last()?;
+            Some(match section_of(r) {
+                Some(s) => format!("{s} {label}"),
+                None => label.clone(),
+            })
+        })
+        .collect();
+    let distinct = |ls: &[&str]| (1..ls.len()).all(|i| !ls[..i].contains(&ls[i]));
+    let unique = distinct(&lasts);
+    // ... and when the labels repeat across sections (fio's `read / IOPS`
+    // and `write / IOPS`), the map names each with its section, as the
+    // binding reads it.
+    let by_section = !unique && distinct(&qualified.iter().map(String::as_str).collect::<Vec<_>>());
     // fio's output: [job, section, metric]; one job, and labels that
     // tell the rows apart, read with their section (`read IOPS`).
     let one_job = heads.iter().all(|h| h.first() == heads[0].first());
-    if heads.windows(2).any(|w| w[0] != w[1]) && !(unique && one_job) {
+    if heads.windows(2).any(|w| w[0] != w[1]) && !((unique || by_section) && one_job) {
         let groups: Vec<String> = heads.iter().map(|h| h.join(" / ")).collect();
         let mut g = groups.clone();
         g.dedup();
@@ -124,10 +148,11 @@ pub(super) fn metric_rows(
         ));
     }
     let mut metrics: Vec<(String, String)> = Vec::new();
-    for r in &t.rows {
-        let Some(label) = r.keys.last() else {
+    for (r, named) in t.rows.iter().zip(&qualified) {
+        let Some(last) = r.keys.last() else {
             return Err("a row has no label".into());
         };
+        let label = if by_section { named } else { last };
         if metrics.iter().any(|(l, _)| l == label) {
             continue;
         }
@@ -142,14 +167,9 @@ pub(super) fn metric_rows(
                 .push((label.clone(), "the mail gives no number".into()));
             continue;
         }
-        let section = r
-            .keys
-            .len()
-            .checked_sub(2)
-            .and_then(|i| r.keys.get(i).filter(|_| i > 0));
-        let words = match section {
-            Some(s) => format!("{s} {}", strip_side(label)),
-            None => strip_side(label),
+        let words = match section_of(r) {
+            Some(s) => format!("{s} {}", strip_side(last)),
+            None => strip_side(last),
         };
         match row_metric(&words, unit, caption, ctx) {
             Ok(m) => metrics.push((label.clone(), m)),

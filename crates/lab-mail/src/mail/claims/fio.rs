@@ -18,10 +18,13 @@ static IO: LazyLock<Regex> = LazyLock::new(|| {
 });
 /// fio 2.x's line: `write: io=445360KB, bw=7418.6KB/s, iops=463, runt=
 /// 60033msec` (the job header above it is often cut from a mail; a
-/// number the author made bold, `*iops=463*`, is still fio's).
+/// number the author made bold, `*iops=463*`, is still fio's). Older
+/// fios set units and commas apart: `bw=618740 B/s, iops=151 , runt=`.
 static IO_OLD: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^\s*(read|write|trim)\s*: io=\s*[^,\s]+, bw=\s*([^,\s]+), \*?iops=\s*([^,\s]+)")
-        .expect("constant regex")
+    Regex::new(
+        r"^\s*(read|write|trim)\s*: io=\s*[^,]+?\s*, bw=\s*([^,]+?)\s*, \*?iops=\s*([^,\s]+)",
+    )
+    .expect("constant regex")
 });
 static STAT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^\s*(slat|clat|lat|bw|iops)\s*(?:\(\s*([^)]*?)\s*\))?\s*:\s*(min=.*)$")

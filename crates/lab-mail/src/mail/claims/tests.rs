@@ -544,6 +544,29 @@ fn dd_progress_is_no_result() {
     assert_eq!(got, [28.8946, 148.0]);
 }
 
+/// Older fios set a unit and commas apart (`bw=618740 B/s, iops=151 ,`):
+/// still fio's output, and its `slat` line is the submission latency's
+/// own row, not a row of the line above.
+#[test]
+fn old_fio_lines_with_spaced_units_are_fio() {
+    let got = keyed_values(
+        "read : io=102120KB, bw=618740 B/s, iops=151 , runt=169006msec\n\
+         slat (usec): min=275 , max=87560 , avg=6571.88, stdev=2799.57\n",
+    );
+    assert!(
+        got.contains(&(" / read / IOPS".to_string(), 151.0)),
+        "{got:?}"
+    );
+    assert!(
+        got.contains(&(" / read / BW".to_string(), 618740.0)),
+        "{got:?}"
+    );
+    assert!(
+        got.contains(&(" / read / slat avg".to_string(), 6571.88)),
+        "{got:?}"
+    );
+}
+
 /// The values of `text`'s claims, keyed by their row keys joined.
 fn keyed_values(text: &str) -> Vec<(String, f64)> {
     extract_text(text)

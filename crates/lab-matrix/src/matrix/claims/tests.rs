@@ -212,6 +212,34 @@ fn rows_of_metrics_convert_each_rows_unit() {
     );
 }
 
+/// fio's rows repeat their labels per direction (`read / IOPS`, `write
+/// / IOPS`): a metrics map names them with their section, and `-` there
+/// leaves a row out as it does for a bare label.
+#[test]
+fn metric_rows_are_named_with_their_section_when_labels_repeat() {
+    let m = matrix(
+        "  - source: {message-id: x@y}
+    rows: metric
+    metrics: {read IOPS: read.iops, write IOPS: write.iops, read slat min: \"-\"}
+    columns: {value: after}
+",
+    )
+    .unwrap();
+    let t = table(
+        &["job", "direction", "metric"],
+        &[("value", None)],
+        &[
+            (&["", "read", "IOPS"], &[num(151.0)]),
+            (&["", "read", "slat min"], &[num(275.0)]),
+            (&["", "write", "IOPS"], &[num(152.0)]),
+        ],
+    );
+    let plan = m.plan().unwrap();
+    let b = bind(1, &m.claims[0], &t, &plan, &[]);
+    let metrics: Vec<&str> = b.iter().map(|b| b.metric.as_str()).collect();
+    assert_eq!(metrics, ["read.iops", "write.iops"], "{b:?}");
+}
+
 #[test]
 fn a_unit_of_another_kind_is_an_error_naming_both_units() {
     let m = matrix(

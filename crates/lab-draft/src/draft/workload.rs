@@ -295,9 +295,28 @@ static BS: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?i)(?:^|[^\d.,])(?:(\w+)=)?(\d+)\s?(?:k|kb|kib)\b"));
 static QD: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?i)\b(?:iodepth|qd|queue depth)\s*[=:]?\s*(\d+)\b"));
+/// `32 processes`, `32 concurrent processes` (see [`jobs`]).
 static JOBS: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"(?i)\b(\d+|two|four|eight|sixteen|thirty-two)\s+(?:jobs|threads|processes|tasks)\b")
+    re(
+        r"(?i)\b(\d+|two|four|eight|sixteen|thirty-two)\s+(?:[a-z]+\s+)?(?:jobs|threads|processes|tasks)\b",
+    )
 });
+
+/// The first count of jobs in `text` that is no threshold: `more than
+/// 3 processes` says when a patch acts, not how many ran.
+fn jobs(text: &str) -> Option<(String, String)> {
+    JOBS.captures_iter(text).find_map(|c| {
+        let at = c.get(0)?.start();
+        let before = text[..at]
+            .trim_end()
+            .rsplit(char::is_whitespace)
+            .next()
+            .unwrap_or("");
+        let threshold = ["than", "over", "under", "above", "below", "least", "most"]
+            .contains(&before.to_ascii_lowercase().as_str());
+        (!threshold).then(|| (c[1].to_string(), c[0].trim().to_string()))
+    })
+}
 
 /// The first size in `text` that can be a block size: a power of two
 /// from 1 KiB to 64 MiB that is no other option's value. `io=102120KB`
@@ -391,7 +410,7 @@ pub fn inferred(primary: &str, secondary: &str, file: &str) -> Option<(Job, Vec<
         job.set("iodepth", "1", None);
         read.push("iodepth=1 (\"single\")".into());
     }
-    if let Some((n, w)) = find(&JOBS) {
+    if let Some((n, w)) = jobs(&p).or_else(|| jobs(&s)) {
         let n = number(&n);
         job.set("numjobs", &n, None);
         read.push(format!("numjobs={n} (\"{w}\")"));
@@ -500,6 +519,21 @@ mod tests {
         assert!(c.options[0].2.as_deref().unwrap().contains("60"));
         assert_eq!(unvar_mapper("/dev/mapper/delay$d"), "/dev/mapper/delay");
         assert_eq!(unvar_mapper("/dev/mapper/d${n}x"), "/dev/mapper/dx");
+    }
+
+    /// A count of jobs may have a word between (`32 concurrent
+    /// processes`); a threshold (`more than 3 processes`) is none.
+    #[test]
+    fn jobs_counts_skip_thresholds() {
+        let (j, _) = inferred(
+            "* 32 concurrent processes performing random reads",
+            "if there are more than 3 processes performing concurrent I/O",
+            "/dev/sda",
+        )
+        .unwrap();
+        assert_eq!(j.get("numjobs"), Some("32"));
+        let (j, _) = inferred("random reads", "more than 3 processes", "/dev/sda").unwrap();
+        assert_eq!(j.get("numjobs"), None);
     }
 
     #[test]

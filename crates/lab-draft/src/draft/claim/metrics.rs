@@ -356,6 +356,14 @@ pub fn metric(
             None => return Err("its words name no IOPS, bandwidth, latency or CPU".into()),
         },
     };
+    // A latency's extreme is no mean: lab keeps means and percentiles.
+    if kind == "lat"
+        && let Some(t) = toks
+            .iter()
+            .find(|t| ["maximum", "minimum", "worst", "peak", "highest", "lowest"].contains(t))
+    {
+        return Err(format!("lab keeps no {t} latency"));
+    }
     if kind == "cpu" {
         return Ok(
             match (has("usr") || has("user"), has("sys") || has("system")) {

@@ -608,6 +608,10 @@ mod tests {
         assert_eq!(metric("MiB/s", "", None, &mixed).unwrap(), "bw.total");
         assert!(metric("latency", "", time, &mixed).is_err());
         assert!(metric("apples", "", None, &ctx).is_err());
+        // A latency's maximum is no mean; an IOPS maximum is still IOPS.
+        let e = metric("", "the maximum latency is reduced from 7.667s", time, &ctx).unwrap_err();
+        assert_eq!(e, "lab keeps no maximum latency");
+        assert_eq!(metric("Maximum IOPS", "", None, &ctx).unwrap(), "read.iops");
         assert!(metric("bios submitted", "", Some(UnitKind::Count), &ctx).is_err());
         assert_eq!(
             row_metric("ctx switches", None, "", &ctx).unwrap(),

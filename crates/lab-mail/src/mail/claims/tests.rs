@@ -567,6 +567,26 @@ fn old_fio_lines_with_spaced_units_are_fio() {
     );
 }
 
+/// A list item is a sentence of its own, and a nested item's claims
+/// are captioned with the item above it.
+#[test]
+fn list_items_are_sentences_captioned_with_their_parent() {
+    let t = extract_text(
+        "I performed two tests:\n\
+         * 32 concurrent processes performing random reads\n\
+         ** the bandwidth is improved from 466KB/s to 477KB/s\n\
+         ** the maximum latency is reduced from 7.667s to 1.728s\n",
+    );
+    let captions: Vec<&str> = t.iter().filter_map(|t| t.caption.as_deref()).collect();
+    assert_eq!(
+        captions,
+        [
+            "* 32 concurrent processes performing random reads / ** the bandwidth is improved from 466KB/s to 477KB/s",
+            "* 32 concurrent processes performing random reads / ** the maximum latency is reduced from 7.667s to 1.728s",
+        ]
+    );
+}
+
 /// The values of `text`'s claims, keyed by their row keys joined.
 fn keyed_values(text: &str) -> Vec<(String, f64)> {
     extract_text(text)

@@ -163,7 +163,7 @@ pub(super) fn workloads(
             dropped.push(d.clone());
         }
     }
-    measured_loop_values(p, &mut jobs);
+    let loop_values = measured_loop_values(p, &mut jobs);
     let each = jobs.clone();
     let (mut w, mut axis) = workload::combine(jobs, &prefer);
     // Named by fio's own `--name=` when the mail gave each job one.
@@ -207,6 +207,15 @@ pub(super) fn workloads(
             if let Some(v) = value {
                 p.measured_by.push((f.src.quote.clone(), k.clone(), v));
             }
+        }
+    }
+    // ... and the device a command opened says the value of the loop's
+    // axis it measured (`--filename=/dev/mapper/dm-delay-10ms`: delay
+    // 10), which the workload, opening the template, no longer says.
+    for (f, measured) in fio.iter().zip(&loop_values) {
+        if let Some((a, v)) = measured {
+            p.measured_by
+                .push((f.src.quote.clone(), a.clone(), v.clone()));
         }
     }
     p.workload_notes
@@ -339,8 +348,11 @@ fn device_axis(p: &mut Proposal, t: &ClaimTable) -> bool {
 /// (`/dev/mapper/dm-delay-10ms`, where the loop made
 /// `dm-delay-{{ delay }}ms` for 0..20): the job opens the template, and
 /// the axis runs over the values the commands measured, not over every
-/// device the loop made.
-fn measured_loop_values(p: &mut Proposal, jobs: &mut [workload::Job]) {
+/// device the loop made. Returns each job's (axis, value), if any.
+fn measured_loop_values(
+    p: &mut Proposal,
+    jobs: &mut [workload::Job],
+) -> Vec<Option<(String, String)>> {
     let templates: Vec<(String, String, String, String)> = p
         .setup
         .iter()
@@ -359,7 +371,8 @@ fn measured_loop_values(p: &mut Proposal, jobs: &mut [workload::Job]) {
         })
         .collect();
     let mut measured: Vec<(String, String)> = Vec::new();
-    for j in jobs.iter_mut() {
+    let mut each: Vec<Option<(String, String)>> = vec![None; jobs.len()];
+    for (k, j) in jobs.iter_mut().enumerate() {
         let Some(dev) = j
             .get("filename")
             .and_then(|f| f.strip_prefix("/dev/mapper/"))
@@ -389,6 +402,7 @@ fn measured_loop_values(p: &mut Proposal, jobs: &mut [workload::Job]) {
                 if !measured.contains(&(axis.clone(), v.to_string())) {
                     measured.push((axis.clone(), v.to_string()));
                 }
+                each[k] = Some((axis.clone(), v.to_string()));
                 break;
             }
         }
@@ -407,6 +421,7 @@ fn measured_loop_values(p: &mut Proposal, jobs: &mut [workload::Job]) {
             *values = mine;
         }
     }
+    each
 }
 
 /// Axes the tables' rows run over that no command varied: a table keyed

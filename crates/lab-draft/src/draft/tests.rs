@@ -602,3 +602,27 @@ fn a_problem_table_then_the_fixed_one_are_before_and_after() {
         }
     }
 }
+
+/// Numbers under each of several commands that open one device of a
+/// loop each (`dm-delay-1ms`, `dm-delay-10ms`) bind to that device's
+/// cells only: the command says the workload and the delay.
+#[test]
+fn numbers_under_a_command_bind_to_the_device_it_opened() {
+    let (d, m, plan) = drafted("new/loop-commands-per-delay.eml", false);
+    assert_eq!(axis(&m, "delay"), ["1", "10"], "{}", d.yaml);
+    assert_eq!((d.claims, d.values), (3, 6), "{}", d.yaml);
+    let t = crate::mail::claims::extract(
+        &std::fs::read(data("new/loop-commands-per-delay.eml")).unwrap(),
+    )
+    .unwrap();
+    let commands = crate::matrix::claims::command_metrics(&m);
+    for (k, delay) in [(0, "1"), (1, "10"), (2, "10")] {
+        for b in crate::matrix::claims::bind(k + 1, &m.claims[k], &t[k], &plan, &commands) {
+            let crate::matrix::claims::Target::Cells(cells) = &b.target else {
+                panic!("{b:?}");
+            };
+            assert_eq!(cells.len(), 1, "{b:?}\n{}", d.yaml);
+            assert!(cells[0].contains(&format!("delay={delay},")), "{b:?}");
+        }
+    }
+}

@@ -52,18 +52,23 @@ pub(super) fn caption_values(caption: &str, ctx: &Ctx) -> Vec<(String, String)> 
     out
 }
 
-/// The axis value of the workload a caption's command became: the
-/// numbers under `$ fio ...` are that job's.
-pub(super) fn measured_by(caption: &str, ctx: &Ctx) -> Option<(String, String)> {
+/// The axis values of the cells a caption's command measured: the
+/// numbers under `$ fio ...` are that job's (its workload, and the
+/// device it opened). The first command the caption quotes decides.
+pub(super) fn measured_by(caption: &str, ctx: &Ctx) -> Vec<(String, String)> {
     let norm = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
     let cap = norm(caption);
+    let Some(quote) = ctx.measured_by.iter().map(|(q, ..)| q).find(|q| {
+        let q = norm(q);
+        !q.is_empty() && cap.contains(&q)
+    }) else {
+        return Vec::new();
+    };
     ctx.measured_by
         .iter()
-        .find(|(quote, ..)| {
-            let q = norm(quote);
-            !q.is_empty() && cap.contains(&q)
-        })
+        .filter(|(q, ..)| q == quote)
         .map(|(_, a, v)| (a.clone(), v.clone()))
+        .collect()
 }
 
 pub(super) static UNIT_WORD: LazyLock<Regex> = LazyLock::new(|| {

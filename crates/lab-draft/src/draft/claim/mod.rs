@@ -509,21 +509,25 @@ fn conditions(c: &mut ClaimDraft, caption: &str, ctx: &Ctx) -> Result<(), String
             c.conditions.push((axis, value));
         }
     }
-    match measured_by(caption, ctx) {
-        Some(cond) => c.conditions.push(cond),
+    let measured = measured_by(caption, ctx);
+    if !measured.is_empty() {
+        for (axis, value) in measured {
+            if !c.rows.runs_over(&axis) && !c.conditions.iter().any(|(a, _)| a == &axis) {
+                c.conditions.push((axis, value));
+            }
+        }
+    } else if !ctx.measured_by.is_empty() {
         // Several commands became an axis: numbers that name none of
         // them (no command above them, no row or column of that axis)
         // would bind to cells that measure other things.
-        None if !ctx.measured_by.is_empty() => {
-            let axis = &ctx.measured_by[0].1;
-            if !c.rows.runs_over(axis) {
-                return Err(format!(
-                    "the mail ran several commands (axis {axis}), and no command above the \
-                     numbers says which one they are from"
-                ));
-            }
+        // A caption that names the value itself ("Results at 1ms:") says.
+        let axis = &ctx.measured_by[0].1;
+        if !c.rows.runs_over(axis) && !c.conditions.iter().any(|(a, _)| a == axis) {
+            return Err(format!(
+                "the mail ran several commands (axis {axis}), and no command above the \
+                 numbers says which one they are from"
+            ));
         }
-        None => {}
     }
     let f = facts::of_text(caption);
     if let [a] = &f.arch[..] {

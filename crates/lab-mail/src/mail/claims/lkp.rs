@@ -8,7 +8,9 @@
 //!     188.67 ±  3%     -12.4%     165.33 ±  2%  fio.write_bw_MBps
 //! ```
 //!
-//! Rows are keyed by metric, with base, %change and head columns. The
+//! Rows are keyed by metric, with base, %change and head columns; an
+//! arrow a reader added after a row (`<-----`) marks it, and is no part
+//! of it. The
 //! `a/b/c:` line over its values and the `parameters:` block above are
 //! the claim's conditions, not claimed results.
 
@@ -23,7 +25,7 @@ use std::sync::LazyLock;
 static ROW: LazyLock<Regex> = LazyLock::new(|| {
     let v = r"([+-]?[\d.]+(?:e[+-]?\d+)?[KMGkm]?)(?:\s*±\s*(\d+(?:\.\d+)?)%)?";
     Regex::new(&format!(
-        r"^\s*{v}\s+(?:([+-][\d.]+(?:e[+-]?\d+)?%?)\s+)?{v}\s+([A-Za-z][\w.%:/+-]*)\s*$"
+        r"^\s*{v}\s+(?:([+-][\d.]+(?:e[+-]?\d+)?%?)\s+)?{v}\s+([A-Za-z][\w.%:/+-]*)(?:\s+(?:<[-=<]+|←)[^\n]*)?\s*$"
     ))
     .expect("constant regex")
 });

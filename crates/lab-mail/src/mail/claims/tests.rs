@@ -587,6 +587,24 @@ fn list_items_are_sentences_captioned_with_their_parent() {
     );
 }
 
+/// An arrow a reader put after an lkp row (`<-----`) marks the row; the
+/// table goes on through it.
+#[test]
+fn an_arrow_after_an_lkp_row_is_a_mark() {
+    let got = keyed_values(
+        "a1b2c3d4e5f6a7b8 f6e7d8c9b0a1b2c3\n\
+         ---------------- ---------------------------\n\
+         \x20        %stddev     %change         %stddev\n\
+         \x20            \\          |                \\\n\
+         \x20    56.60 ±  5%     +10.3       66.92 ±  8%  fio.latency_10ms%\n\
+         \x20    13422 ±  6%      -1.4%      13233        fio.read_bw_MBps   <-----\n\
+         \x20 17723847           +13.1%   20054016        fio.read_clat_99%_us\n",
+    );
+    let rows: Vec<&str> = got.iter().map(|g| g.0.as_str()).collect();
+    assert!(rows.contains(&"fio.read_bw_MBps"), "{got:?}");
+    assert!(rows.contains(&"fio.read_clat_99%_us"), "{got:?}");
+}
+
 /// The values of `text`'s claims, keyed by their row keys joined.
 fn keyed_values(text: &str) -> Vec<(String, f64)> {
     extract_text(text)

@@ -626,3 +626,53 @@ fn numbers_under_a_command_bind_to_the_device_it_opened() {
         }
     }
 }
+
+/// fio's group lines (`READ: bw=...`, `WRITE: bw=...`) under "before"
+/// and "after" captions: each row's metric is its direction's `bw`, read
+/// from the `bw` column, for the variant the caption names.
+#[test]
+fn group_lines_bind_their_bw_column_per_direction() {
+    let (d, m, plan) = drafted("new/group-lines-before-after.eml", false);
+    assert_eq!((d.claims, d.values), (2, 4), "{}", d.yaml);
+    let t = crate::mail::claims::extract(
+        &std::fs::read(data("new/group-lines-before-after.eml")).unwrap(),
+    )
+    .unwrap();
+    let commands = crate::matrix::claims::command_metrics(&m);
+    let mut got = Vec::new();
+    for (k, c) in m.claims.iter().enumerate() {
+        for b in crate::matrix::claims::bind(k + 1, c, &t[c.table.value - 1], &plan, &commands) {
+            let crate::matrix::claims::Target::Cells(cells) = &b.target else {
+                panic!("{b:?}");
+            };
+            got.push((b.metric.clone(), b.claimed, cells[0].clone()));
+        }
+    }
+    assert_eq!(
+        got,
+        [
+            (
+                "read.bw".to_string(),
+                Some(407.0),
+                "x86_64-before".to_string()
+            ),
+            (
+                "write.bw".to_string(),
+                Some(407.0),
+                "x86_64-before".to_string()
+            ),
+            (
+                "read.bw".to_string(),
+                Some(436.0),
+                "x86_64-after".to_string()
+            ),
+            (
+                "write.bw".to_string(),
+                Some(435.0),
+                "x86_64-after".to_string()
+            ),
+        ],
+        "{}",
+        d.yaml
+    );
+}

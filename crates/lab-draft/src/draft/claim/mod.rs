@@ -395,7 +395,27 @@ fn one_variant_columns(
         .zip(sides)
         .filter(|(_, s)| **s != Side::Derived)
         .count();
-    if values != 1 && c.column_metrics.is_empty() {
+    // Rows that name their metrics (fio's `READ: bw=...`, `WRITE:
+    // bw=...`) over several columns: the column named as the metrics'
+    // kind (`bw` for `read.bw`, `write.bw`) holds their values.
+    let named = match &c.rows {
+        Rows::Metrics(ms) if values != 1 && c.column_metrics.is_empty() => {
+            let kinds: Vec<&str> = ms
+                .iter()
+                .filter(|(_, m)| m != crate::matrix::claims::SKIP)
+                .filter_map(|(_, m)| m.split_once('.').map(|(_, k)| k))
+                .collect();
+            t.columns
+                .iter()
+                .find(|col| {
+                    let n = col.name.trim().to_ascii_lowercase();
+                    !kinds.is_empty() && kinds.iter().all(|k| *k == n)
+                })
+                .map(|col| col.name.clone())
+        }
+        _ => None,
+    };
+    if values != 1 && c.column_metrics.is_empty() && named.is_none() {
         return Err(format!(
             "its columns ({}) are not before and after",
             t.columns
@@ -429,12 +449,13 @@ fn one_variant_columns(
     c.from_variant = Some(v.into());
     c.variant_by_default = whole != Side::After && last != Side::After && v == "after";
     if c.column_metrics.is_empty() {
-        let col = t
-            .columns
-            .iter()
-            .zip(sides)
-            .find(|(_, s)| **s != Side::Derived)
-            .map(|(c, _)| c.name.clone());
+        let col = named.or_else(|| {
+            t.columns
+                .iter()
+                .zip(sides)
+                .find(|(_, s)| **s != Side::Derived)
+                .map(|(c, _)| c.name.clone())
+        });
         c.columns.push((col.unwrap_or_default(), v.into()));
     } else {
         for (col, m) in &c.column_metrics {

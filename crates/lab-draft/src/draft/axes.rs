@@ -30,126 +30,20 @@ pub(super) fn workloads(
     });
     let target = dm_node.clone().unwrap_or_else(|| dv.main().to_string());
     let mut fio = scan.fio.clone();
-    // The kernel test robot gives its fio job as the table's conditions.
     if fio.is_empty()
-        && let Some(t) = tables.iter().find(|t| t.conditions.contains_key("rw"))
+        && let Some(job) = robot_job(p, tables)
     {
-        let mut options = Vec::new();
-        for (k, v) in &t.conditions {
-            let k = match k.as_str() {
-                "nr_task" => "numjobs",
-                "test_size" => "size",
-                k @ ("rw" | "bs" | "ioengine" | "iodepth" | "direct" | "runtime") => k,
-                _ => continue,
-            };
-            // lkp's `nr_task: 50%` is a share of the machine's CPUs; fio
-            // takes a number of jobs.
-            let v = match v
-                .strip_suffix('%')
-                .and_then(|n| n.trim().parse::<f64>().ok())
-            {
-                Some(pct) if k == "numjobs" => {
-                    let n = ((pct / 100.0) * f64::from(p.cpus.max(1))).ceil().max(1.0) as u32;
-                    p.workload_notes.push(format!(
-                        "nr_task={v} is that share of the CPUs: {n} job(s) on {} vCPU(s) here.",
-                        p.cpus.max(1)
-                    ));
-                    n.to_string()
-                }
-                _ => v.clone(),
-            };
-            options.push((k.to_string(), v));
-        }
-        p.workload_notes.push(format!(
-            "From the conditions of table {}, as the kernel test robot writes its job.",
-            tables.iter().position(|x| std::ptr::eq(x, t)).unwrap_or(0) + 1
-        ));
-        fio.push(steps::FioJob {
-            name: None,
-            options,
-            src: steps::Src {
-                line: t.line,
-                quote: "the table's conditions".into(),
-            },
-        });
+        fio.push(job);
     }
     let mut jobs: Vec<workload::Job> = fio
         .iter()
         .map(|j| workload::clean(j, &|d| dv.map(d)))
         .collect();
     for j in &mut jobs {
-        if j.get("filename").is_none() && j.get("directory").is_none() {
-            j.set(
-                "filename",
-                &target,
-                Some("the mail's fio line names no file".into()),
-            );
-        }
-        if j.get("rw").is_none() {
-            j.set(
-                "rw",
-                "read",
-                Some("fio's default; the mail's fio line sets no rw".into()),
-            );
-        }
-        // Relative names are files in fio's working directory: here a
-        // directory of its own, on a file system made for it.
-        let relative = j
-            .get("filename")
-            .is_some_and(|f| !f.starts_with('/') && !f.contains("{{"));
-        if relative && j.get("directory").is_none() {
-            j.set(
-                "directory",
-                super::steps::WORKDIR,
-                Some("the mail's fio names files relative to where it ran".into()),
-            );
-        }
-        // fio opens a relative name inside its directory.
-        let opened = match (j.get("directory"), j.get("filename")) {
-            (Some(d), Some(f)) if relative => Some(format!(
-                "{}/{}",
-                d.trim_end_matches('/'),
-                f.split(':').next().unwrap_or(f)
-            )),
-            (Some(d), _) => Some(format!("{}/x", d.trim_end_matches('/'))),
-            (None, Some(f)) => Some(f.to_string()),
-            _ => None,
-        };
-        if let Some(file) = opened {
-            super::devices::mount_for_file(p, &file, dv, &own.to_ascii_lowercase());
-        }
+        complete_job(p, j, &target, dv, own);
     }
     if jobs.is_empty() {
-        // Captions first; a pasted fio output's sections (`write:`) next.
-        let mut words: Vec<String> = tables.iter().filter_map(|t| t.caption.clone()).collect();
-        words.extend(
-            tables
-                .iter()
-                .flat_map(|t| t.rows.iter().map(|r| r.keys.join(" "))),
-        );
-        let words = words.join(" ");
-        match workload::inferred(&words, own, &target) {
-            Some((j, read)) => {
-                p.workload_notes.push(format!("Inferred from the caption, as the mail shows no fio command: {}. Check it against the mail.", read.join(", ")));
-                p.workloads = Some(Workloads::One(j));
-            }
-            None => {
-                p.workload_notes.push("The mail shows no fio command and its captions name no I/O: a 4 KiB random read stands in. Replace it with the mail's experiment.".into());
-                let mut j = workload::Job::default();
-                for (k, v) in [
-                    ("filename", target.as_str()),
-                    ("rw", "randread"),
-                    ("bs", "4k"),
-                    ("direct", "1"),
-                    ("ioengine", "psync"),
-                    ("runtime", "5"),
-                    ("size", "256M"),
-                ] {
-                    j.set(k, v, None);
-                }
-                p.workloads = Some(Workloads::One(j));
-            }
-        }
+        p.workloads = Some(stand_in(p, tables, own, &target));
         return;
     }
     let srcs: Vec<String> = fio.iter().map(|j| format!("\"{}\"", j.src.quote)).collect();
@@ -166,58 +60,10 @@ pub(super) fn workloads(
     let loop_values = measured_loop_values(p, &mut jobs);
     let each = jobs.clone();
     let (mut w, mut axis) = workload::combine(jobs, &prefer);
-    // Named by fio's own `--name=` when the mail gave each job one.
     if let Workloads::Named(ws) = &mut w {
-        let names: Vec<Option<String>> = ws
-            .iter()
-            .map(|(_, j)| {
-                let mut own = each
-                    .iter()
-                    .zip(&fio)
-                    .filter(|(x, _)| *x == j)
-                    .map(|(_, f)| f.name.clone());
-                own.next().flatten().filter(|n| workload::is_name(n))
-            })
-            .collect();
-        let mut distinct: Vec<&String> = names.iter().flatten().collect();
-        distinct.sort();
-        distinct.dedup();
-        // Only names lab made up (`job1`): an axis of option values
-        // (`iodepth: [1, 32]`) keeps them.
-        if distinct.len() == ws.len()
-            && let Some((k, values)) = &mut axis
-            && k == "wl"
-        {
-            for ((n, _), own) in ws.iter_mut().zip(&names) {
-                if let Some(own) = own {
-                    n.clone_from(own);
-                }
-            }
-            *values = ws.iter().map(|(n, _)| n.clone()).collect();
-        }
+        name_by_fio(ws, &mut axis, &each, &fio);
     }
-    // Which cells each command measured: the numbers under a command
-    // bind to its workload's cells.
-    if let Some((k, _)) = &axis {
-        for (j, f) in each.iter().zip(&fio) {
-            let value = match &w {
-                Workloads::Named(ws) => ws.iter().find(|(_, x)| x == j).map(|(n, _)| n.clone()),
-                Workloads::One(_) => j.get(k).map(str::to_string),
-            };
-            if let Some(v) = value {
-                p.measured_by.push((f.src.quote.clone(), k.clone(), v));
-            }
-        }
-    }
-    // ... and the device a command opened says the value of the loop's
-    // axis it measured (`--filename=/dev/mapper/dm-delay-10ms`: delay
-    // 10), which the workload, opening the template, no longer says.
-    for (f, measured) in fio.iter().zip(&loop_values) {
-        if let Some((a, v)) = measured {
-            p.measured_by
-                .push((f.src.quote.clone(), a.clone(), v.clone()));
-        }
-    }
+    record_measured(p, &w, &axis, &each, &fio, &loop_values);
     p.workload_notes
         .push(format!("From the mail's fio: {}.", srcs.join("; ")));
     if fio.iter().any(|j| j.src.quote.contains("t/io_uring")) {
@@ -243,6 +89,194 @@ pub(super) fn workloads(
         ));
     }
     p.workloads = Some(w);
+}
+
+/// The kernel test robot gives its fio job as a table's conditions
+/// (`rw`, `bs`, `nr_task` ...): that job, when the mail shows no fio.
+fn robot_job(p: &mut Proposal, tables: &[ClaimTable]) -> Option<steps::FioJob> {
+    let t = tables.iter().find(|t| t.conditions.contains_key("rw"))?;
+    let mut options = Vec::new();
+    for (k, v) in &t.conditions {
+        let k = match k.as_str() {
+            "nr_task" => "numjobs",
+            "test_size" => "size",
+            k @ ("rw" | "bs" | "ioengine" | "iodepth" | "direct" | "runtime") => k,
+            _ => continue,
+        };
+        // lkp's `nr_task: 50%` is a share of the machine's CPUs; fio
+        // takes a number of jobs.
+        let v = match v
+            .strip_suffix('%')
+            .and_then(|n| n.trim().parse::<f64>().ok())
+        {
+            Some(pct) if k == "numjobs" => {
+                let n = ((pct / 100.0) * f64::from(p.cpus.max(1))).ceil().max(1.0) as u32;
+                p.workload_notes.push(format!(
+                    "nr_task={v} is that share of the CPUs: {n} job(s) on {} vCPU(s) here.",
+                    p.cpus.max(1)
+                ));
+                n.to_string()
+            }
+            _ => v.clone(),
+        };
+        options.push((k.to_string(), v));
+    }
+    p.workload_notes.push(format!(
+        "From the conditions of table {}, as the kernel test robot writes its job.",
+        tables.iter().position(|x| std::ptr::eq(x, t)).unwrap_or(0) + 1
+    ));
+    Some(steps::FioJob {
+        name: None,
+        options,
+        src: steps::Src {
+            line: t.line,
+            quote: "the table's conditions".into(),
+        },
+    })
+}
+
+/// What a mail's fio line leaves to fio's defaults or to where it ran:
+/// the file (the experiment's device), `rw`, the directory of relative
+/// names, and the mount that directory needs.
+fn complete_job(p: &mut Proposal, j: &mut workload::Job, target: &str, dv: &Devices, own: &str) {
+    if j.get("filename").is_none() && j.get("directory").is_none() {
+        j.set(
+            "filename",
+            target,
+            Some("the mail's fio line names no file".into()),
+        );
+    }
+    if j.get("rw").is_none() {
+        j.set(
+            "rw",
+            "read",
+            Some("fio's default; the mail's fio line sets no rw".into()),
+        );
+    }
+    // Relative names are files in fio's working directory: here a
+    // directory of its own, on a file system made for it.
+    let relative = j
+        .get("filename")
+        .is_some_and(|f| !f.starts_with('/') && !f.contains("{{"));
+    if relative && j.get("directory").is_none() {
+        j.set(
+            "directory",
+            super::steps::WORKDIR,
+            Some("the mail's fio names files relative to where it ran".into()),
+        );
+    }
+    // fio opens a relative name inside its directory.
+    let opened = match (j.get("directory"), j.get("filename")) {
+        (Some(d), Some(f)) if relative => Some(format!(
+            "{}/{}",
+            d.trim_end_matches('/'),
+            f.split(':').next().unwrap_or(f)
+        )),
+        (Some(d), _) => Some(format!("{}/x", d.trim_end_matches('/'))),
+        (None, Some(f)) => Some(f.to_string()),
+        _ => None,
+    };
+    if let Some(file) = opened {
+        super::devices::mount_for_file(p, &file, dv, &own.to_ascii_lowercase());
+    }
+}
+
+/// The workload of a mail without fio commands: what its captions (or
+/// a pasted fio output's sections, `write:`) name, else a 4 KiB random
+/// read that says it stands in.
+fn stand_in(p: &mut Proposal, tables: &[ClaimTable], own: &str, target: &str) -> Workloads {
+    let mut words: Vec<String> = tables.iter().filter_map(|t| t.caption.clone()).collect();
+    words.extend(
+        tables
+            .iter()
+            .flat_map(|t| t.rows.iter().map(|r| r.keys.join(" "))),
+    );
+    let words = words.join(" ");
+    if let Some((j, read)) = workload::inferred(&words, own, target) {
+        p.workload_notes.push(format!("Inferred from the caption, as the mail shows no fio command: {}. Check it against the mail.", read.join(", ")));
+        return Workloads::One(j);
+    }
+    p.workload_notes.push("The mail shows no fio command and its captions name no I/O: a 4 KiB random read stands in. Replace it with the mail's experiment.".into());
+    let mut j = workload::Job::default();
+    for (k, v) in [
+        ("filename", target),
+        ("rw", "randread"),
+        ("bs", "4k"),
+        ("direct", "1"),
+        ("ioengine", "psync"),
+        ("runtime", "5"),
+        ("size", "256M"),
+    ] {
+        j.set(k, v, None);
+    }
+    Workloads::One(j)
+}
+
+/// Named workloads take fio's own `--name=` when the mail gave each
+/// job a distinct one, in place of the names lab made up (`job1`); an
+/// axis of option values (`iodepth: [1, 32]`) keeps its values.
+fn name_by_fio(
+    ws: &mut [(String, workload::Job)],
+    axis: &mut Option<(String, Vec<String>)>,
+    each: &[workload::Job],
+    fio: &[steps::FioJob],
+) {
+    let names: Vec<Option<String>> = ws
+        .iter()
+        .map(|(_, j)| {
+            let mut own = each
+                .iter()
+                .zip(fio)
+                .filter(|(x, _)| *x == j)
+                .map(|(_, f)| f.name.clone());
+            own.next().flatten().filter(|n| workload::is_name(n))
+        })
+        .collect();
+    let mut distinct: Vec<&String> = names.iter().flatten().collect();
+    distinct.sort();
+    distinct.dedup();
+    if distinct.len() == ws.len()
+        && let Some((k, values)) = axis
+        && k == "wl"
+    {
+        for ((n, _), own) in ws.iter_mut().zip(&names) {
+            if let Some(own) = own {
+                n.clone_from(own);
+            }
+        }
+        *values = ws.iter().map(|(n, _)| n.clone()).collect();
+    }
+}
+
+/// Which cells each command measured: the numbers under a command bind
+/// to its workload's cells, and the device it opened says the value of
+/// the loop's axis it measured (`--filename=/dev/mapper/dm-delay-10ms`:
+/// delay 10), which the workload, opening the template, no longer says.
+fn record_measured(
+    p: &mut Proposal,
+    w: &Workloads,
+    axis: &Option<(String, Vec<String>)>,
+    each: &[workload::Job],
+    fio: &[steps::FioJob],
+    loop_values: &[Option<(String, String)>],
+) {
+    if let Some((k, _)) = axis {
+        for (j, f) in each.iter().zip(fio) {
+            let value = match w {
+                Workloads::Named(ws) => ws.iter().find(|(_, x)| x == j).map(|(n, _)| n.clone()),
+                Workloads::One(_) => j.get(k).map(str::to_string),
+            };
+            if let Some(v) = value {
+                p.measured_by.push((f.src.quote.clone(), k.clone(), v));
+            }
+        }
+    }
+    for (f, measured) in fio.iter().zip(loop_values) {
+        if let Some((a, v)) = measured {
+            p.measured_by
+                .push((f.src.quote.clone(), a.clone(), v.clone()));
+        }
+    }
 }
 
 /// The device lab has for a table's row label that names one:

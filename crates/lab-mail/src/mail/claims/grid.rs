@@ -446,7 +446,14 @@ fn is_sweep(rows: &[&[Cell]], n: usize) -> bool {
     let step = v[1] - v[0];
     let even = step != 0.0 && v.windows(2).all(|w| w[1] - w[0] == step);
     let doubling = v[0] > 0.0 && v.windows(2).all(|w| w[1] == 2.0 * w[0]);
-    even || doubling
+    // Sizes swept in powers of two with steps left out (iozone's record
+    // lengths 4, 8, ..., 64, 512, 16384): results are not all powers of
+    // two and rising.
+    let powers = v
+        .iter()
+        .all(|&x| x >= 1.0 && x < 1e12 && (x as u64).is_power_of_two())
+        && v.windows(2).all(|w| w[1] > w[0]);
+    even || doubling || powers
 }
 
 /// The spanning name above each value column. Groups of equal size
@@ -455,6 +462,23 @@ fn is_sweep(rows: &[&[Cell]], n: usize) -> bool {
 fn spanning(spans: &[Cell], columns: &[&Cell]) -> Vec<Option<String>> {
     if spans.is_empty() {
         return vec![None; columns.len()];
+    }
+    // Spans over only some columns (`random  random` over iozone's
+    // last two) name just the columns under them.
+    let (first, last) = (columns.first(), columns.last());
+    let covers = first
+        .zip(last)
+        .is_some_and(|(f, l)| spans[0].start <= f.end && spans[spans.len() - 1].end + 1 >= l.start);
+    if !covers {
+        return columns
+            .iter()
+            .map(|c| {
+                spans
+                    .iter()
+                    .find(|s| s.start <= c.end + 1 && c.start <= s.end + 1)
+                    .map(|s| s.text.trim().to_string())
+            })
+            .collect();
     }
     if columns.len().is_multiple_of(spans.len()) {
         let per = columns.len() / spans.len();

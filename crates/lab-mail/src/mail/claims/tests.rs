@@ -762,6 +762,59 @@ fn a_header_with_single_spaced_names_keeps_each_name() {
     assert_eq!(names, ["r/s", "%rrqm", "r_await"]);
 }
 
+/// Rows whose wide numbers touch (`1683793 1212394`) under a header
+/// that does the same, a sweep of sizes in powers of two with steps
+/// left out, and spanning names over the last two columns only.
+#[test]
+fn single_spaced_rows_size_sweeps_and_partial_spans() {
+    let t = extract_text(
+        "                                      random  random\n\
+         size  len   write rewrite    read    read   write\n\
+         800     4    1314   35488  1683793 1212394   35334\n\
+         800    16    5060    7059  1901792 1894929    6600\n\
+         800   512   63355   70432  1406089 1487569   72718\n",
+    );
+    assert_eq!(t.len(), 1, "{t:#?}");
+    assert_eq!(t[0].key_columns, ["size", "len"]);
+    let names: Vec<&str> = t[0].columns.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "write",
+            "rewrite",
+            "read",
+            "random / read",
+            "random / write"
+        ]
+    );
+    assert_eq!(t[0].rows[1].keys, ["800", "16"]);
+    assert_eq!(t[0].rows[1].values[3], num(1894929.0));
+}
+
+/// A line of units under the names, and rows whose numbers touch.
+#[test]
+fn a_unit_line_under_names_and_touching_numbers() {
+    let t = extract_text(
+        "call      calls  errors  total       min       avg\n\
+         \x20                       (msec)    (msec)    (msec)\n\
+         write    489906      0 542216.077     0.000     1.107\n\
+         read     489461      0 541990.222     0.000     1.107\n",
+    );
+    assert_eq!(t.len(), 1, "{t:#?}");
+    let names: Vec<&str> = t[0].columns.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "calls",
+            "errors",
+            "total (msec)",
+            "min (msec)",
+            "avg (msec)"
+        ]
+    );
+    assert_eq!(t[0].rows[0].values[2], num(542216.077));
+}
+
 /// A bucket's bounds are its key: a block event's own record (device,
 /// flags, `sector + count`) and a histogram's ranges give no values.
 #[test]

@@ -464,11 +464,13 @@ fn spanning(spans: &[Cell], columns: &[&Cell]) -> Vec<Option<String>> {
         return vec![None; columns.len()];
     }
     // Spans over only some columns (`random  random` over iozone's
-    // last two) name just the columns under them.
-    let (first, last) = (columns.first(), columns.last());
-    let covers = first
-        .zip(last)
-        .is_some_and(|(f, l)| spans[0].start <= f.end && spans[spans.len() - 1].end + 1 >= l.start);
+    // last two) name just the columns under them. A span centred over
+    // its columns may leave the outer ones out, so the test is on the
+    // middle of the second column from each end.
+    let n = columns.len();
+    let mid = |c: &Cell| (c.start + c.end) / 2;
+    let covers = spans[0].start <= mid(columns[1.min(n - 1)])
+        && spans[spans.len() - 1].end >= mid(columns[n.saturating_sub(2)]);
     if !covers {
         return columns
             .iter()

@@ -451,7 +451,7 @@ fn is_sweep(rows: &[&[Cell]], n: usize) -> bool {
     // two and rising.
     let powers = v
         .iter()
-        .all(|&x| x >= 1.0 && x < 1e12 && (x as u64).is_power_of_two())
+        .all(|&x| (1.0..1e12).contains(&x) && (x as u64).is_power_of_two())
         && v.windows(2).all(|w| w[1] > w[0]);
     even || doubling || powers
 }

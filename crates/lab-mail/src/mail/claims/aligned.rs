@@ -311,6 +311,7 @@ fn is_group(text: &str) -> bool {
         && !t.ends_with('.')
         && !t.contains('\t')
         && !t.contains("  ")
+        && !grid::counted(t)
 }
 
 /// A group line above the header must look like one: `8 threads:`,

@@ -115,6 +115,18 @@ pub fn is_header_cell(cell: &str) -> bool {
             .split_whitespace()
             .next()
             .is_some_and(super::tokens::only_continental)
+        && !counted(c)
+}
+
+/// `packets=23987040`: a name given a count no one would set is a
+/// result, not a column's name (`iodepth=8` may be one).
+pub fn counted(cell: &str) -> bool {
+    cell.split('=').skip(1).any(|v| {
+        let digits: String = v.chars().take_while(char::is_ascii_digit).collect();
+        digits
+            .parse::<f64>()
+            .is_ok_and(|n| !super::tokens::settable(n))
+    })
 }
 
 pub fn is_header(cells: &[Cell]) -> bool {
@@ -142,7 +154,7 @@ pub fn values_at_end(cells: &[Cell]) -> usize {
         .take_while(|c| is_footnote(&c.text))
         .count();
     let cells = &cells[..cells.len() - marks];
-    let parsed: Vec<Parsed> = cells.iter().map(|c| parse_cell(&c.text)).collect();
+    let parsed: Vec<Parsed> = cells.iter().map(|c| value_cell(&c.text)).collect();
     let n = parsed
         .iter()
         .rev()
@@ -150,6 +162,29 @@ pub fn values_at_end(cells: &[Cell]) -> usize {
         .count();
     let any_number = parsed[cells.len() - n..].iter().any(Parsed::is_number);
     if any_number { n } else { 0 }
+}
+
+/// A cell as a value: a number, or a number with its change in
+/// brackets after it (`119 (-98%)`, `2.15 (+14%)`), read as the number.
+fn value_cell(text: &str) -> Parsed {
+    match parse_cell(text) {
+        Parsed::Text => {
+            let Some((head, tail)) = text.trim().split_once(" (") else {
+                return Parsed::Text;
+            };
+            let change = parse_cell(&format!("({tail}"));
+            match parse_cell(head) {
+                Parsed::Number { value, unit, .. } if change.is_number() => Parsed::Number {
+                    value,
+                    unit,
+                    spread_pct: None,
+                    plain: false,
+                },
+                _ => Parsed::Text,
+            }
+        }
+        p => p,
+    }
 }
 
 /// `(*)`, `*`, `[1]`, `(2)`: a footnote mark, never a value.

@@ -83,9 +83,14 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
         }
         j += 1;
     }
-    // One bare whole number on its own (`is 1.`) says too little.
-    let weak =
-        |m: &Measured| m.values.iter().all(|n| n.plain_integer) && label_unit(&m.label).is_none();
+    // One bare whole number on its own (`is 1.`) says too little; one
+    // with a name (`packets=23987040`) says what it counts.
+    let weak = |m: &Measured| {
+        m.values
+            .iter()
+            .all(|n| n.plain_integer && (n.name.is_none() || n.knob))
+            && label_unit(&m.label).is_none()
+    };
     if rows.is_empty() || (rows.len() == 1 && header.is_none() && weak(&rows[0].1)) {
         return None;
     }
@@ -580,6 +585,7 @@ pub(super) fn never_claims(text: &str) -> bool {
             | \s\d+:\d+\s+[01]\s+\S+\s+[01]\s+(?:disk|part|rom|loop|lvm|crypt|raid\d*|mpath)\b  # lsblk
             | ^\s*(?:\[pid\s+\d+\]\s*)?[a-z_]\w*\(.*\)\s+=\s+-?(?:0x[0-9a-f]+|\d+)\b  # strace
             | ^\s*(?:kernel|vm|net|fs|dev|abi|debug|user)\.[\w.]+\s*=\s*\S+\s*$   # a sysctl setting
+            | ^\s*(?:export\s+\w+|CONFIG_\w+)=              # a shell variable or kconfig setting
             ",
         )
         .expect("constant regex")

@@ -815,6 +815,60 @@ fn a_unit_line_under_names_and_touching_numbers() {
     assert_eq!(t[0].rows[0].values[2], num(542216.077));
 }
 
+/// A pipe table whose cells carry their change in brackets.
+#[test]
+fn pipe_cells_with_a_change_in_brackets() {
+    let t = extract_text(
+        "| case             | old   | new          |\n\
+         |------------------|-------|--------------|\n\
+         | wait time (us)   | 11746 | 119 (-98%)   |\n\
+         | io time (us)     | 3578  | 1742 (-51%)  |\n",
+    );
+    assert_eq!(t.len(), 1, "{t:#?}");
+    let r = &t[0].rows[1];
+    assert_eq!(r.values[..2], [num(3578.0), num(1742.0)]);
+    assert!(
+        matches!(&r.values[2], Value::Number { value, unit: Some(u), .. } if *value == -51.0 && u.symbol == "%"),
+        "{r:?}"
+    );
+    assert_eq!(
+        t[0].rows[1].unit.as_ref().map(|u| u.symbol.as_ref()),
+        Some("us")
+    );
+}
+
+/// Names given counts no one would set are results, on a line of their
+/// own or above a table; a line of settings (`mode=600 sec=5`) is not.
+#[test]
+fn named_counts_are_results_and_settings_are_not() {
+    let t = extract_text(
+        "pkts=23987040 (MB=2745098), rps=199559\n\
+         CPU    %usr   %sys\n\
+         \x20 0    1.53  27.78\n\
+         pkts=24078368 (MB=2755550), rps=200319\n\
+         CPU    %usr   %sys\n\
+         \x20 0    0.69   8.26\n",
+    );
+    let got: Vec<f64> = t
+        .iter()
+        .flat_map(|t| t.rows.iter().flat_map(|r| r.values.iter()))
+        .filter_map(|v| match v {
+            Value::Number { value, .. } => Some(*value),
+            _ => None,
+        })
+        .collect();
+    for v in [
+        23987040.0, 2745098.0, 199559.0, 27.78, 24078368.0, 200319.0, 8.26,
+    ] {
+        assert!(got.contains(&v), "{v} in {got:?}");
+    }
+    assert!(extract_text("Run with mode=600 sec=5 num_mb=512 here\n").is_empty());
+    assert!(
+        extract_text("export JOBS=12 # 6 cores, 12 threads\nCONFIG_GCC_VERSION=140301\n")
+            .is_empty()
+    );
+}
+
 /// A bucket's bounds are its key: a block event's own record (device,
 /// flags, `sector + count`) and a histogram's ranges give no values.
 #[test]

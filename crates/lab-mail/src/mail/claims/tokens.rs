@@ -279,8 +279,9 @@ pub fn scan(line: &str, conv: Convention) -> Vec<Tok<'_>> {
             out.push(Tok::Word { text: word, at });
             continue;
         }
-        // `name=8` of a knob: a plain whole number under a name.
-        let knob = name.is_some() && nums.len() == 1 && nums[0].3;
+        // `name=8` of a knob: a plain whole number under a name, but
+        // not a count no one would set (`packets=23987040`).
+        let knob = name.is_some() && nums.len() == 1 && nums[0].3 && settable(nums[0].0);
         let block_size = nums.len() == 1 && is_block_size(value);
         for (value, unit, note, plain) in nums {
             // People set round numbers: `runtime  94.285s` under a
@@ -304,6 +305,12 @@ pub fn scan(line: &str, conv: Convention) -> Vec<Tok<'_>> {
 
 /// Whether a value is one a person would set: at most one decimal
 /// (`300`, `2.5`), not `94.285`.
+/// A whole number someone would set: small, a power of two, or round
+/// to a thousand (`wbt_lat_usec=75000`). `packets=23987040` is counted.
+pub(super) fn settable(value: f64) -> bool {
+    value < 10_000.0 || (value as u64).is_power_of_two() || value % 1000.0 == 0.0
+}
+
 pub fn is_round(value: f64) -> bool {
     (value * 10.0).fract().abs() < 1e-9
 }

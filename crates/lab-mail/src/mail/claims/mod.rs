@@ -19,6 +19,7 @@ pub mod lines;
 mod lkp;
 mod measures;
 mod numbers;
+mod pairs;
 mod perf;
 mod prose;
 pub mod render;
@@ -256,7 +257,7 @@ type Layout = fn(&[Line], usize) -> Option<Draft>;
 
 /// The general reader, [`measures`], comes last: it takes what the
 /// layouts that know a tool's format leave.
-const LAYOUTS: [Layout; 11] = [
+const LAYOUTS: [Layout; 12] = [
     hist::at,
     samples::at,
     terse::at,
@@ -264,6 +265,7 @@ const LAYOUTS: [Layout; 11] = [
     lkp::at,
     perf::at,
     fio::at,
+    pairs::at,
     borders::at,
     aligned::at,
     labels::at,

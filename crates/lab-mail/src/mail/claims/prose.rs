@@ -326,17 +326,33 @@ fn measured_numbers(
     let mut out = Vec::new();
     for (k, t) in toks.iter().enumerate() {
         let Tok::Num(n) = t else { continue };
-        // `50 to 100MB/s`, `11.95 ~ 20.41 %`: the low end of a range takes
-        // the high end's unit.
+        // `50 to 100MB/s`, `11.95 ~ 20.41 %`, `between 6.8 and -11.8
+        // percent`: the low end of a range takes the high end's unit.
+        let between = k > 0
+            && matches!(&toks[k - 1], Tok::Word { text, .. } if text.eq_ignore_ascii_case("between"));
         let high_unit = match (&n.unit, toks.get(k + 1), toks.get(k + 2)) {
             (None, Some(Tok::Word { text, .. }), Some(Tok::Num(high)))
-                if matches!(*text, "to" | "-" | "–" | "~") && !n.parameter =>
+                if (matches!(*text, "to" | "-" | "–" | "~") || between && *text == "and")
+                    && !n.parameter =>
             {
                 high.unit.as_ref()
             }
             _ => None,
         };
-        let Some(unit) = n.unit.as_ref().or(high_unit) else {
+        // `IOPS of 124.7k`, `bandwidth in MB/s is 487`: a unit named
+        // just before, with `of`, `is` or `was` between.
+        let named_before = match (
+            k.checked_sub(2).map(|b| &toks[b]),
+            k.checked_sub(1).map(|b| &toks[b]),
+        ) {
+            (Some(Tok::Word { text: u, .. }), Some(Tok::Word { text: link, .. }))
+                if n.unit.is_none() && matches!(*link, "of" | "is" | "was") =>
+            {
+                parse_unit(u).filter(|u| matches!(u.kind, UnitKind::Rate | UnitKind::Throughput))
+            }
+            _ => None,
+        };
+        let Some(unit) = n.unit.as_ref().or(high_unit).or(named_before.as_ref()) else {
             continue;
         };
         // `covered` is sorted by start: the one range that may hold `at`

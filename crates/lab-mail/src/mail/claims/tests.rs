@@ -869,6 +869,24 @@ fn named_counts_are_results_and_settings_are_not() {
     );
 }
 
+/// Prose: `percent` as a word, a range `between A and B unit`, and a
+/// unit named before its number (`IOPS of 124.7k`).
+#[test]
+fn prose_percent_words_between_ranges_and_units_before() {
+    let got = keyed_values(
+        "The new driver is between 6.8 and -11.8 percent off, and 0.28 percent better on average.\n\n\
+         The old one had a bandwidth of 487MiB/s and IOPS of 124.7k in that run.\n",
+    );
+    let values: Vec<f64> = got.iter().map(|(_, v)| *v).collect();
+    for v in [6.8, -11.8, 0.28, 487.0] {
+        assert!(values.contains(&v), "{v} in {got:?}");
+    }
+    assert!(
+        values.iter().any(|v| *v == 124.7 || *v == 124700.0),
+        "{got:?}"
+    );
+}
+
 /// A bucket's bounds are its key: a block event's own record (device,
 /// flags, `sector + count`) and a histogram's ranges give no values.
 #[test]

@@ -337,9 +337,10 @@ fn is_block_size(word: &str) -> bool {
 }
 
 /// Unit words that are also English (`s`, `ops`): taken from the next
-/// word only when glued, or when the number is bare.
+/// word only when glued, or when the number is bare. (`percent` after a
+/// number is always a percentage: `0.28 percent better`.)
 fn is_bare_word_unit(word: &str) -> bool {
-    matches!(word, "count" | "counts" | "events" | "second" | "percent")
+    matches!(word, "count" | "counts" | "events" | "second")
 }
 
 /// White-space separated words with their byte offsets. `±`, `+-` and

@@ -2,7 +2,8 @@
 //! sometimes a share, then the bar between pipes. bpftrace prints
 //! `[256, 512)   379481 |@@@   |` under `@name[key]:`; bcc's tools print
 //! `  0 -> 1   : 12   |****  |` under `usecs : count distribution`; other
-//! tools write `0 .. 1 : 25079  45.5% |#####|`. The range is the row's
+//! tools write `0 .. 1 : 25079  45.5% |#####|`, or `5440.000 -
+//! 6805.809:     1 ###` with a bar of its own. The range is the row's
 //! key: its bounds are never values, which is what a reader that takes
 //! the numbers at a line's end got wrong.
 
@@ -19,11 +20,12 @@ static BUCKET: LazyLock<Regex> = LazyLock::new(|| {
         r"(?x)^\s*
         (?P<range>
             \[\s*\d[\d.]*\s*[KMGTP]?\s*(?:,\s*\d[\d.]*\s*[KMGTP]?\s*)?[\])]   # [256, 512) or [0]
-          | \d[\d.]*\s*[KMGTP]?\s*(?:->|\.\.)\s*\d[\d.]*\s*[KMGTP]?          # 0 -> 1, 0 .. 1
+          | \d[\d.]*\s*[KMGTP]?\s*(?:->|\.\.|\s-\s)\s*\d[\d.]*\s*[KMGTP]?    # 0 -> 1, 0 .. 1, 0 - 1
         )
         \s*:?\s+(?P<count>\d[\d,]*)
         (?:\s+(?P<share>\d+(?:\.\d+)?)\s?%)?
-        \s+\|[^|]*\|?\s*$",
+        \s+(?:\|[^|]*\|?|[\#*@=]+)\s*$                                  # |@@@ |, or ###
+        ",
     )
     .expect("constant regex")
 });
@@ -46,11 +48,13 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
     } else {
         return None;
     };
-    // Any other line just above the buckets stays free for the caption.
-    let start = match header {
-        Some(None) => i + 1,
-        _ => i,
-    };
+    // Any other line just above the buckets is left to the other
+    // layouts (`Percentiles: 90th: 40486.000; ...` holds values), and
+    // else becomes the caption of the table found on the next line.
+    if matches!(header, Some(None)) {
+        return None;
+    }
+    let start = i;
     let header = header.flatten();
     let first = if header.is_some() { i + 1 } else { start };
     let mut rows = Vec::new();

@@ -227,6 +227,15 @@ fn measured(text: &str, conv: Convention) -> Option<Measured> {
             }
         }
     }
+    // `PLU 5 ............ 7735.75`: a dot leader ends the label, and
+    // the numbers before it name the row.
+    if let Some(leader) = dot_leader(&toks) {
+        for t in toks[..leader].iter_mut() {
+            if let Tok::Num(n) = t {
+                n.parameter = true;
+            }
+        }
+    }
     let first = toks
         .iter()
         .position(|t| matches!(t, Tok::Num(n) if !n.parameter))?;
@@ -436,6 +445,16 @@ fn is_plain_word(text: &str) -> bool {
     }
     let w = text.trim_end_matches(['.', ',', ';', '?', '!', ')']);
     !w.is_empty() && w.chars().all(|c| c.is_ascii_lowercase() || c == '\'')
+}
+
+/// The index of a word of dots only (`....`, or one `.`) between a
+/// label and a number, when the line has one. Three dots or `…` are an
+/// ellipsis (`runtime 94.285s ... 107.074s`, `tps ... %util`), no leader.
+fn dot_leader(toks: &[Tok]) -> Option<usize> {
+    let k = toks.iter().position(|t| {
+        matches!(t, Tok::Word { text, .. } if (text.len() == 1 || text.len() >= 4) && text.bytes().all(|c| c == b'.'))
+    })?;
+    (k > 0 && matches!(toks.get(k + 1), Some(Tok::Num(_)))).then_some(k)
 }
 
 /// `irqmode=1 completion_nsec=0 HI=1`: a line of knob settings.

@@ -887,6 +887,35 @@ fn prose_percent_words_between_ranges_and_units_before() {
     );
 }
 
+/// A dot leader ends a label, and the numbers before it name the row;
+/// an ellipsis (`...`) between two results is no leader.
+#[test]
+fn dot_leaders_end_labels_and_ellipses_do_not() {
+    let got = keyed_values(
+        "Default knob 1000 . 7579.49\nknob 0 ............ 7937.84\nknob 4 ............ 7638.69\n",
+    );
+    let values: Vec<f64> = got.iter().map(|(_, v)| *v).collect();
+    assert_eq!(values, [7579.49, 7937.84, 7638.69], "{got:?}");
+    let got =
+        keyed_values("    runtime  94.285s  ...  107.074s\n    runtime  1.836s  ...  1.852s\n");
+    let values: Vec<f64> = got.iter().map(|(_, v)| *v).collect();
+    assert_eq!(values, [94.285, 107.074, 1.836, 1.852], "{got:?}");
+}
+
+/// `low - high: count ###`: a histogram whose bars have no pipes; the
+/// statistics line right above it is still read.
+#[test]
+fn dash_ranged_buckets_with_bare_bars() {
+    let got = keyed_values(
+        "  Percentiles:  90th: 40486.000; 99th: 51088.000\n\
+         \x20 5440.000 - 6805.809:     1 ###\n\
+         \x20 6805.809 - 10652.034:     3 ########\n\
+         \x20 10652.034 - 13326.178:    12 ##########################\n",
+    );
+    let values: Vec<f64> = got.iter().map(|(_, v)| *v).collect();
+    assert_eq!(values, [40486.0, 51088.0, 1.0, 3.0, 12.0], "{got:?}");
+}
+
 /// A bucket's bounds are its key: a block event's own record (device,
 /// flags, `sector + count`) and a histogram's ranges give no values.
 #[test]

@@ -111,11 +111,20 @@ pub fn is_header_cell(cell: &str) -> bool {
         && !c.ends_with('.')
         && c.split_whitespace().count() <= 5
         && !matches!(parse_cell(c), Parsed::Number { plain: true, .. })
+        && !measured_cell(c)
         && !c
             .split_whitespace()
             .next()
             .is_some_and(super::tokens::only_continental)
         && !counted(c)
+}
+
+/// `10945 MB/s`, `3.1 ms`, `45%`: a number in a unit of measurement
+/// is a value, never a column's name (`4k`, `512 B` may name one).
+fn measured_cell(cell: &str) -> bool {
+    use crate::mail::model::UnitKind;
+    matches!(parse_cell(cell), Parsed::Number { unit: Some(u), .. }
+        if matches!(u.kind, UnitKind::Throughput | UnitKind::Rate | UnitKind::Time | UnitKind::Percent))
 }
 
 /// `packets=23987040`: a name given a count no one would set is a

@@ -369,4 +369,25 @@ pub(super) fn is_parameter(label: &str) -> bool {
         || l.starts_with("nr_")
         || l.ends_with("_size")
         || l.ends_with(" size")
+        || describes_machine(&l)
+}
+
+/// lscpu's and the like's lines describe the machine the numbers were
+/// taken on (`CPU(s): 128`, `Thread(s) per core: 2`, `CPU max MHz:
+/// 2200.0000`, `Stepping: 2`): what it is, never what it measured.
+fn describes_machine(l: &str) -> bool {
+    const PARTS: [&str; 10] = [
+        "cpu", "cpus", "core", "socket", "numa", "thread", "l1d", "l1i", "l2", "l3",
+    ];
+    // fio's `cpu : usr=34.96%, ...` measures: a part alone is no
+    // description, a part with what it is (`CPU family`) is.
+    let first = l.split([' ', '(']).next().unwrap_or("");
+    // `CPU usage`, `CPU time`, `core util%`: what the CPU did.
+    const DID: [&str; 7] = ["usage", "util", "load", "time", "idle", "busy", "%"];
+    let described = l.split_whitespace().count() >= 2 && !DID.iter().any(|w| l.contains(w));
+    l.contains("(s)")
+        || matches!(l, "bogomips" | "stepping")
+        || PARTS.contains(&first) && described
+        || l.ends_with(" sizes")
+        || label_unit(l).is_some_and(|u| u.kind == crate::mail::model::UnitKind::Frequency)
 }

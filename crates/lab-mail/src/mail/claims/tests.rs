@@ -916,6 +916,29 @@ fn dash_ranged_buckets_with_bare_bars() {
     assert_eq!(values, [40486.0, 51088.0, 1.0, 3.0, 12.0], "{got:?}");
 }
 
+/// A kernel log line is read only where the kernel printed a
+/// throughput it measured, and without its time stamp; lines that
+/// describe the machine are no results; a cell in a unit of
+/// measurement is never a column's name.
+#[test]
+fn kernel_throughputs_machine_lines_and_measured_cells() {
+    let got = keyed_values(
+        "[    0.630603] xor: avx2x4   gen() 18429 MB/s\n\
+         [    0.651607] xor: avx2x4   xor()  6644 MB/s\n\
+         [    0.877566] nvme nvme0: 8/0/0 default/read/poll queues\n",
+    );
+    let values: Vec<f64> = got.iter().map(|(_, v)| *v).collect();
+    assert_eq!(values, [18429.0, 6644.0], "{got:?}");
+    let got = keyed_values(
+        "CPU(s):              128\nThread(s) per core:  2\nCPU family:          23\n\
+         CPU max MHz:         2200.0000\nBogoMIPS:            4399.53\n",
+    );
+    assert!(got.is_empty(), "{got:?}");
+    let got = keyed_values("algo a   gen() 10945 MB/s\nalgo a   xor() 8097 MB/s\n");
+    let values: Vec<f64> = got.iter().map(|(_, v)| *v).collect();
+    assert_eq!(values, [10945.0, 8097.0], "{got:?}");
+}
+
 /// A bucket's bounds are its key: a block event's own record (device,
 /// flags, `sector + count`) and a histogram's ranges give no values.
 #[test]

@@ -364,8 +364,21 @@ pub(super) fn is_parameter(label: &str) -> bool {
         "rootfs",
     ];
     let l = label.trim().to_lowercase();
+    // `Run time`, `Number of threads`, `test_time`: one name however
+    // it is spelled.
+    let squeezed: String = l
+        .trim_start_matches("number of ")
+        .chars()
+        .filter(|c| !matches!(c, ' ' | '_' | '-'))
+        .collect();
+    // `failed: 0`, `skipped: 0`: how a test run went, not what it measured.
+    const STATUS: [&str; 7] = [
+        "testtime", "period", "failed", "skipped", "passed", "errors", "warnings",
+    ];
     // `Node size`, `Sector size`, `io_size`: what was set up, not measured.
     PARAMETERS.contains(&l.as_str())
+        || PARAMETERS.contains(&squeezed.as_str())
+        || STATUS.contains(&squeezed.as_str())
         || l.starts_with("nr_")
         || l.ends_with("_size")
         || l.ends_with(" size")

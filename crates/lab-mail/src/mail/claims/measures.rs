@@ -605,6 +605,7 @@ pub(super) fn never_claims(text: &str) -> bool {
             | ^\s*(?:\[pid\s+\d+\]\s*)?[a-z_]\w*\(.*\)\s+=\s+-?(?:0x[0-9a-f]+|\d+)\b  # strace
             | ^\s*(?:kernel|vm|net|fs|dev|abi|debug|user)\.[\w.]+\s*=\s*\S+\s*$   # a sysctl setting
             | ^\s*(?:export\s+\w+|CONFIG_\w+)=              # a shell variable or kconfig setting
+            | ^\s*\x22[^\x22]*\x22(?:\s+\x22[^\x22]*\x22){2,}   # a command's quoted arguments
             ",
         )
         .expect("constant regex")

@@ -939,6 +939,27 @@ fn kernel_throughputs_machine_lines_and_measured_cells() {
     assert_eq!(values, [10945.0, 8097.0], "{got:?}");
 }
 
+/// Sizes of things (`975872 blocks`, `512k chunk`), which one of a kind
+/// (`super 1.2`, `algorithm 2`), fio options named after their value,
+/// a command's quoted arguments and a test run's status are no results.
+#[test]
+fn sizes_kinds_options_quoted_arguments_and_statuses_are_no_results() {
+    for text in [
+        "      975872 blocks super 1.2 level 6, 512k chunk, algorithm 2 [6/6]\n",
+        "\"qemu-system-x86_64\" \"-m\" \"16G\" \"-smp\" \"6\"\n",
+        "Run time: 120s\nNumber of threads: 128\nfailed: 0\nskipped: 0\n",
+    ] {
+        assert!(
+            keyed_values(text).is_empty(),
+            "{text}: {:?}",
+            keyed_values(text)
+        );
+    }
+    let got = keyed_values("1 iodepth, 32 numjobs, randwrite: 1,400K IOPS vs 210K IOPS\n");
+    let values: Vec<f64> = got.iter().map(|(_, v)| *v).collect();
+    assert!(!values.contains(&1.0) && !values.contains(&32.0), "{got:?}");
+}
+
 /// A bucket's bounds are its key: a block event's own record (device,
 /// flags, `sector + count`) and a histogram's ranges give no values.
 #[test]

@@ -110,7 +110,7 @@ pub enum Tok<'a> {
 }
 
 /// Words after a number that make it a parameter: `8 jobs`, `4 cores`.
-const PARAMETER_WORDS: [&str; 30] = [
+const PARAMETER_WORDS: [&str; 35] = [
     "proc",
     "procs",
     "job",
@@ -141,10 +141,17 @@ const PARAMETER_WORDS: [&str; 30] = [
     "iterations",
     "loops",
     "zones",
+    // `975872 blocks`, `512k chunk`: how big something is, not a result.
+    "blocks",
+    "sectors",
+    "chunk",
+    // `1 iodepth, 32 numjobs`: fio's options, named after their value.
+    "iodepth",
+    "numjobs",
 ];
 
 /// Names whose value is a parameter: `QD=32`, `bs=4k`, `numjobs=8`.
-pub const PARAMETER_NAMES: [&str; 25] = [
+pub const PARAMETER_NAMES: [&str; 29] = [
     "hz",
     "level",
     "samples",
@@ -170,6 +177,11 @@ pub const PARAMETER_NAMES: [&str; 25] = [
     "ramp_time",
     "direct",
     "config",
+    // `version 2`, `super 1.2`, `algorithm 2`: which one, not how much.
+    "version",
+    "revision",
+    "super",
+    "algorithm",
 ];
 
 /// The tokens of `line`.

@@ -472,8 +472,8 @@ fn extra_keys(names: &[&str], rows: &[&[Cell]]) -> usize {
     n
 }
 
-/// Column `n` of at least 3 rows holds plain integers that step evenly
-/// (`1, 2, 3`, `10, 20, 30`) or double (`1, 2, 4, 8`).
+/// Column `n` of the rows holds a sweep of plain integers, once or
+/// once a group (see [`sweep_run`]).
 fn is_sweep(rows: &[&[Cell]], n: usize) -> bool {
     let values: Option<Vec<f64>> = rows
         .iter()
@@ -484,19 +484,36 @@ fn is_sweep(rows: &[&[Cell]], n: usize) -> bool {
             _ => None,
         })
         .collect();
-    let Some(v) = values.filter(|v| v.len() >= 3) else {
+    let Some(v) = values.filter(|v| v.len() >= 2) else {
         return false;
     };
+    // Groups of rows repeat the sweep (`4, 8` under `before:`, again
+    // under `after:`): each run up to where it starts over must be one.
+    let mut runs = Vec::new();
+    let mut from = 0;
+    for k in 1..=v.len() {
+        if k == v.len() || v[k] <= v[k - 1] {
+            runs.push(&v[from..k]);
+            from = k;
+        }
+    }
+    runs.iter().all(|r| r.len() >= 2 && sweep_run(r))
+}
+
+/// One run of a column: plain integers that step evenly (`1, 2, 3`,
+/// `10, 20, 30`) or double (`1, 2, 4, 8`), or sizes in powers of two
+/// with steps left out (iozone's record lengths 4, 8, ..., 64, 512,
+/// 16384): results are not all powers of two and rising. Two values show
+/// no step, so they must be such sizes, from 4 up.
+fn sweep_run(v: &[f64]) -> bool {
+    let pow2 = |x: f64, low: f64| (low..1e12).contains(&x) && (x as u64).is_power_of_two();
+    if v.len() == 2 {
+        return v.iter().all(|&x| pow2(x, 4.0)) && v[1] > v[0];
+    }
     let step = v[1] - v[0];
     let even = step != 0.0 && v.windows(2).all(|w| w[1] - w[0] == step);
     let doubling = v[0] > 0.0 && v.windows(2).all(|w| w[1] == 2.0 * w[0]);
-    // Sizes swept in powers of two with steps left out (iozone's record
-    // lengths 4, 8, ..., 64, 512, 16384): results are not all powers of
-    // two and rising.
-    let powers = v
-        .iter()
-        .all(|&x| (1.0..1e12).contains(&x) && (x as u64).is_power_of_two())
-        && v.windows(2).all(|w| w[1] > w[0]);
+    let powers = v.iter().all(|&x| pow2(x, 1.0)) && v.windows(2).all(|w| w[1] > w[0]);
     even || doubling || powers
 }
 

@@ -960,6 +960,34 @@ fn sizes_kinds_options_quoted_arguments_and_statuses_are_no_results() {
     assert!(!values.contains(&1.0) && !values.contains(&32.0), "{got:?}");
 }
 
+/// A sweep repeated under each group of rows keys them; two rows of
+/// sizes from 4 up in powers of two do too.
+#[test]
+fn sweeps_repeated_per_group_are_keys() {
+    let t = extract_text(
+        "before:\n        KB  reclen   write rewrite\n      1024       4  493670  525964\n      1024       8  540467  532880\n\n\
+         after:\n      1024       4  421785  456184\n      1024       8  459283  456354\n",
+    );
+    let keys: Vec<String> = t
+        .iter()
+        .flat_map(|t| t.rows.iter().map(|r| r.keys.join(" / ")))
+        .collect();
+    let values: Vec<f64> = t
+        .iter()
+        .flat_map(|t| t.rows.iter().flat_map(|r| r.values.iter()))
+        .filter_map(|v| match v {
+            Value::Number { value, .. } => Some(*value),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        keys.iter()
+            .all(|k| k.ends_with(" / 4") || k.ends_with(" / 8")),
+        "{keys:?}"
+    );
+    assert_eq!(values.len(), 8, "{values:?}");
+}
+
 /// A bucket's bounds are its key: a block event's own record (device,
 /// flags, `sector + count`) and a histogram's ranges give no values.
 #[test]

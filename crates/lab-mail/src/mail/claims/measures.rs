@@ -575,41 +575,6 @@ pub(super) fn never_claims(text: &str) -> bool {
     if super::lines::is_command(text) {
         return true;
     }
-    static DUMP: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(
-            r"(?x)
-            ^\s*[0-9a-fA-F]{8,16}:\s          # objdump or hex dump address
-            | \+0x[0-9a-f]+/0x[0-9a-f]+       # stack frame
-            | ^\s*\d+,\d+,\d+,[-c];           # /dev/kmsg record
-            | (?:\b[0-9a-f]{2}\b\s+){6}       # hex bytes
-            | (?:\b[0-9a-f]{16}\b\s*){2}      # 64-bit words
-            | (?:^|\s)--?[A-Za-z][\w-]*=      # an option with a value
-            | \\$                             # a continued command
-            | [{;]\s*$ | \w\(.*,\s*$          # code
-            | \b(?:PID|Comm|Hardware\ name):  # a kernel log header
-            | \b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun),\s
-            | \b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?\s+\d{1,2},?\s+(?:19|20)\d\d
-            | ^\s*[A-Z][\w.'-]*(?:\s[A-Z][\w.'-]*)*\s\(\d+\):$   # shortlog
-            | ^\s*v\d+:\s                   # a changelog entry
-            | \[\s*\d+\.\d{6}\]              # a dmesg time stamp
-            | ^\s*@@\s-\d+(?:,\d+)?\s\+\d+(?:,\d+)?\s@@  # a diff hunk
-            | ^\s*\[\d{1,3}\]:?\s+\w+://         # a footnote's link
-            | ^\s*-?[\d.]+\s+[+|](?:-+\+|\s)[\s*\#+|o.x~-]*$  # an ASCII plot's axis tick
-            | ^\s*/dev/\S+\s+(?:[\d.]+[KMGTP]?\s+){3}\d+%\s+/   # df
-            | ^\s*(?:Data|Metadata|System|GlobalReserve),\s*[\w/]+:\s*total=  # btrfs fi df
-            | \bioengine=|Laying\ out\ IO\ file               # fio's job description
-            | \btarget=\d+,\ window=                          # fio's latency target
-            | \b(?:bsize|sectsz|agcount|agsize|isize|sunit|swidth|extsz)=\d  # mkfs.xfs, xfs_info
-            | ^\^?[0-9a-f]{8,}\s.*\b\d{4}-\d\d-\d\d\s+\d+\s   # git blame
-            | \s\d+:\d+\s+[01]\s+\S+\s+[01]\s+(?:disk|part|rom|loop|lvm|crypt|raid\d*|mpath)\b  # lsblk
-            | ^\s*(?:\[pid\s+\d+\]\s*)?[a-z_]\w*\(.*\)\s+=\s+-?(?:0x[0-9a-f]+|\d+)\b  # strace
-            | ^\s*(?:kernel|vm|net|fs|dev|abi|debug|user)\.[\w.]+\s*=\s*\S+\s*$   # a sysctl setting
-            | ^\s*(?:export\s+\w+|CONFIG_\w+)=              # a shell variable or kconfig setting
-            | ^\s*\x22[^\x22]*\x22(?:\s+\x22[^\x22]*\x22){2,}   # a command's quoted arguments
-            ",
-        )
-        .expect("constant regex")
-    });
     const COMMANDS: [&str; 24] = [
         "fio",
         "iostat",
@@ -653,7 +618,49 @@ pub(super) fn never_claims(text: &str) -> bool {
         || first.ends_with(".sh")
         || (COMMANDS.contains(&first) && is_command_line(&t[first.len()..]))
         || is_invocation(first, &t[first.len()..])
-        || DUMP.is_match(text)
+        || is_dump(text)
+}
+
+/// Dumps and records no sentence holds a claim in: disassembly, hex,
+/// stack frames, kernel log records, dates, diff hunks, tool settings
+/// lines (`latency : target=0, window=0, ...`), quoted arguments.
+pub(super) fn is_dump(text: &str) -> bool {
+    static DUMP: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(
+            r"(?x)
+            ^\s*[0-9a-fA-F]{8,16}:\s          # objdump or hex dump address
+            | \+0x[0-9a-f]+/0x[0-9a-f]+       # stack frame
+            | ^\s*\d+,\d+,\d+,[-c];           # /dev/kmsg record
+            | (?:\b[0-9a-f]{2}\b\s+){6}       # hex bytes
+            | (?:\b[0-9a-f]{16}\b\s*){2}      # 64-bit words
+            | (?:^|\s)--?[A-Za-z][\w-]*=      # an option with a value
+            | \\$                             # a continued command
+            | [{;]\s*$ | \w\(.*,\s*$          # code
+            | \b(?:PID|Comm|Hardware\ name):  # a kernel log header
+            | \b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun),\s
+            | \b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?\s+\d{1,2},?\s+(?:19|20)\d\d
+            | ^\s*[A-Z][\w.'-]*(?:\s[A-Z][\w.'-]*)*\s\(\d+\):$   # shortlog
+            | ^\s*v\d+:\s                   # a changelog entry
+            | \[\s*\d+\.\d{6}\]              # a dmesg time stamp
+            | ^\s*@@\s-\d+(?:,\d+)?\s\+\d+(?:,\d+)?\s@@  # a diff hunk
+            | ^\s*\[\d{1,3}\]:?\s+\w+://         # a footnote's link
+            | ^\s*-?[\d.]+\s+[+|](?:-+\+|\s)[\s*\#+|o.x~-]*$  # an ASCII plot's axis tick
+            | ^\s*/dev/\S+\s+(?:[\d.]+[KMGTP]?\s+){3}\d+%\s+/   # df
+            | ^\s*(?:Data|Metadata|System|GlobalReserve),\s*[\w/]+:\s*total=  # btrfs fi df
+            | \bioengine=|Laying\ out\ IO\ file               # fio's job description
+            | \btarget=\d+,\ window=                          # fio's latency target
+            | \b(?:bsize|sectsz|agcount|agsize|isize|sunit|swidth|extsz)=\d  # mkfs.xfs, xfs_info
+            | ^\^?[0-9a-f]{8,}\s.*\b\d{4}-\d\d-\d\d\s+\d+\s   # git blame
+            | \s\d+:\d+\s+[01]\s+\S+\s+[01]\s+(?:disk|part|rom|loop|lvm|crypt|raid\d*|mpath)\b  # lsblk
+            | ^\s*(?:\[pid\s+\d+\]\s*)?[a-z_]\w*\(.*\)\s+=\s+-?(?:0x[0-9a-f]+|\d+)\b  # strace
+            | ^\s*(?:kernel|vm|net|fs|dev|abi|debug|user)\.[\w.]+\s*=\s*\S+\s*$   # a sysctl setting
+            | ^\s*(?:export\s+\w+|CONFIG_\w+)=              # a shell variable or kconfig setting
+            | ^\s*\x22[^\x22]*\x22(?:\s+\x22[^\x22]*\x22){2,}   # a command's quoted arguments
+            ",
+        )
+        .expect("constant regex")
+    });
+    DUMP.is_match(text)
 }
 
 /// `dbench -D $MNT -t 200 40`, `t/io_uring -b512 -d128`: a program's

@@ -51,6 +51,14 @@ pub fn claims(block: &[Line], free: &[bool]) -> Vec<Draft> {
     // (`* 32 processes performing random reads` / `** the bandwidth is
     // improved from 466KB/s to 477KB/s`).
     let mut items: Vec<(usize, String)> = Vec::new();
+    // A dump or a tool's record (`latency : target=0, window=0, ...`)
+    // is no part of any sentence.
+    let free: Vec<bool> = free
+        .iter()
+        .zip(block)
+        .map(|(f, l)| *f && !super::measures::is_dump(l.text))
+        .collect();
+    let free = &free;
     while i < block.len() {
         if !free[i] || block[i].is_blank() {
             i += 1;

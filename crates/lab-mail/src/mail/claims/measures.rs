@@ -619,11 +619,35 @@ pub(super) fn never_claims(text: &str) -> bool {
         || (COMMANDS.contains(&first) && is_command_line(&t[first.len()..]))
         || is_invocation(first, &t[first.len()..])
         || is_dump(text)
+        || is_code_or_date(text)
 }
 
-/// Dumps and records no sentence holds a claim in: disassembly, hex,
-/// stack frames, kernel log records, dates, diff hunks, tool settings
-/// lines (`latency : target=0, window=0, ...`), quoted arguments.
+/// Lines of code, commands and dates: no table row (a sentence may
+/// still mention an option or a date, and its own claims stand).
+fn is_code_or_date(text: &str) -> bool {
+    static CODE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(
+            r"(?x)
+            (?:^|\s)--?[A-Za-z][\w-]*=      # an option with a value
+            | \\$                             # a continued command
+            | [{;]\s*$ | \w\(.*,\s*$          # code
+            | \b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun),\s
+            | \b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?\s+\d{1,2},?\s+(?:19|20)\d\d
+            | ^\s*[A-Z][\w.'-]*(?:\s[A-Z][\w.'-]*)*\s\(\d+\):$   # shortlog
+            | ^\s*v\d+:\s                   # a changelog entry
+            | ^\s*\[\d{1,3}\]:?\s+\w+://         # a footnote's link
+            | \[\s*\d+\.\d{6}\]              # a dmesg time stamp, quoted in a sentence
+            ",
+        )
+        .expect("constant regex")
+    });
+    CODE.is_match(text)
+}
+
+/// Dumps and records that no sentence holds a claim in: disassembly,
+/// hex, stack frames, kernel log records, diff hunks, a tool's state or
+/// settings lines (`latency : target=0, window=0, ...`, df, lsblk,
+/// sysctl), a command's quoted arguments.
 pub(super) fn is_dump(text: &str) -> bool {
     static DUMP: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(
@@ -633,17 +657,9 @@ pub(super) fn is_dump(text: &str) -> bool {
             | ^\s*\d+,\d+,\d+,[-c];           # /dev/kmsg record
             | (?:\b[0-9a-f]{2}\b\s+){6}       # hex bytes
             | (?:\b[0-9a-f]{16}\b\s*){2}      # 64-bit words
-            | (?:^|\s)--?[A-Za-z][\w-]*=      # an option with a value
-            | \\$                             # a continued command
-            | [{;]\s*$ | \w\(.*,\s*$          # code
             | \b(?:PID|Comm|Hardware\ name):  # a kernel log header
-            | \b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun),\s
-            | \b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?\s+\d{1,2},?\s+(?:19|20)\d\d
-            | ^\s*[A-Z][\w.'-]*(?:\s[A-Z][\w.'-]*)*\s\(\d+\):$   # shortlog
-            | ^\s*v\d+:\s                   # a changelog entry
-            | \[\s*\d+\.\d{6}\]              # a dmesg time stamp
+            | ^\s*\[\s*\d+\.\d{6}\]           # a kernel log line
             | ^\s*@@\s-\d+(?:,\d+)?\s\+\d+(?:,\d+)?\s@@  # a diff hunk
-            | ^\s*\[\d{1,3}\]:?\s+\w+://         # a footnote's link
             | ^\s*-?[\d.]+\s+[+|](?:-+\+|\s)[\s*\#+|o.x~-]*$  # an ASCII plot's axis tick
             | ^\s*/dev/\S+\s+(?:[\d.]+[KMGTP]?\s+){3}\d+%\s+/   # df
             | ^\s*(?:Data|Metadata|System|GlobalReserve),\s*[\w/]+:\s*total=  # btrfs fi df

@@ -48,8 +48,10 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
             }
             break;
         }
-        // A sentence is never a row; it may still head a group of rows.
-        let row = row_cells(split(text), width).filter(|_| !super::measures::is_prose_line(text));
+        // A sentence or a dump is never a row; a sentence may still head
+        // a group of rows.
+        let row = row_cells(split(text), width)
+            .filter(|_| !super::measures::is_prose_line(text) && !super::measures::is_dump(text));
         if let Some(cells) = row {
             if width == 0 {
                 width = cells.len();

@@ -227,6 +227,15 @@ fn measured(text: &str, conv: Convention) -> Option<Measured> {
             }
         }
     }
+    // `253  0 vda 760 0 38498 ...` (/proc/diskstats): whole numbers
+    // before a device's name identify it with the name.
+    if let Some(name) = identified_row(&toks) {
+        for t in toks[..name].iter_mut() {
+            if let Tok::Num(n) = t {
+                n.parameter = true;
+            }
+        }
+    }
     // `PLU 5 ............ 7735.75`: a dot leader ends the label, and
     // the numbers before it name the row.
     if let Some(leader) = dot_leader(&toks) {
@@ -447,6 +456,26 @@ fn is_plain_word(text: &str) -> bool {
     !w.is_empty() && w.chars().all(|c| c.is_ascii_lowercase() || c == '\'')
 }
 
+/// The index of the one word of a row that starts with one to three
+/// small whole numbers, then that word (a device's name: `vda1`,
+/// `nvme0n1`), then at least three numbers.
+fn identified_row(toks: &[Tok]) -> Option<usize> {
+    let lead = toks
+        .iter()
+        .take_while(|t| matches!(t, Tok::Num(n) if n.plain_integer && n.value < 4096.0))
+        .count();
+    let Some(Tok::Word { text, .. }) = toks.get(lead) else {
+        return None;
+    };
+    let name = text.starts_with(|c: char| c.is_ascii_lowercase())
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    let rest = &toks[lead + 1..];
+    let numbers = rest.iter().all(|t| matches!(t, Tok::Num(_))) && rest.len() >= 3;
+    ((1..=3).contains(&lead) && name && numbers).then_some(lead)
+}
+
 /// The index of a word of dots only (`....`, or one `.`) between a
 /// label and a number, when the line has one. Three dots or `…` are an
 /// ellipsis (`runtime 94.285s ... 107.074s`, `tps ... %util`), no leader.
@@ -662,6 +691,7 @@ pub(super) fn is_dump(text: &str) -> bool {
             | ^\s*@@\s-\d+(?:,\d+)?\s\+\d+(?:,\d+)?\s@@  # a diff hunk
             | ^\s*-?[\d.]+\s+[+|](?:-+\+|\s)[\s*\#+|o.x~-]*$  # an ASCII plot's axis tick
             | ^\s*/dev/\S+\s+(?:[\d.]+[KMGTP]?\s+){3}\d+%\s+/   # df
+            | ^\s*/dev/\S+\s+/\S*\s+\w+\s+(?:rw|ro)\b\S*\s+\d+\s+\d+\s*$   # /proc/mounts
             | ^\s*(?:Data|Metadata|System|GlobalReserve),\s*[\w/]+:\s*total=  # btrfs fi df
             | \bioengine=|Laying\ out\ IO\ file               # fio's job description
             | \btarget=\d+,\ window=                          # fio's latency target

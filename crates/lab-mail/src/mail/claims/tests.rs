@@ -988,6 +988,27 @@ fn sweeps_repeated_per_group_are_keys() {
     assert_eq!(values.len(), 8, "{values:?}");
 }
 
+/// /proc/diskstats rows are keyed by their numbers and device name;
+/// a /proc/mounts line is no row of any table.
+#[test]
+fn diskstats_rows_are_keyed_and_mounts_lines_are_no_rows() {
+    let got = keyed_values(
+        " 253      0 vda 760 0 38498 731 28165\n 253      1 vda1 350 0 19074 293 26169\n",
+    );
+    let values: Vec<f64> = got.iter().map(|(_, v)| *v).collect();
+    assert_eq!(
+        values,
+        [
+            760.0, 0.0, 38498.0, 731.0, 28165.0, 350.0, 0.0, 19074.0, 293.0, 26169.0
+        ],
+        "{got:?}"
+    );
+    let got = keyed_values(
+        "dev     size  used\nsda1     100    20\n/dev/sdb1 /mnt xfs rw,relatime,noquota 0 0\nsdc1     300    40\n",
+    );
+    assert!(got.iter().all(|(_, v)| ![0.0].contains(v)), "{got:?}");
+}
+
 /// A bucket's bounds are its key: a block event's own record (device,
 /// flags, `sector + count`) and a histogram's ranges give no values.
 #[test]

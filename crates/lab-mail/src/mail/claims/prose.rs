@@ -393,6 +393,8 @@ fn measured_numbers(
         };
         let ranked = unit.kind == UnitKind::Percent && RANKED.contains(&word_after(1).as_str());
         let by_default = word_after(1) == "by" && word_after(2) == "default";
+        // `0.4 * 512 = 204.8 ms`: worked out on paper, not measured.
+        let worked_out = worked_out(&s[..n.at.min(s.len())]);
         // `at 1 ms delay`: the time is a setting.
         let setting = unit.kind == UnitKind::Time
             && (SETTINGS.contains(&word_after(1).trim_end_matches(['.', ',', 's']))
@@ -418,7 +420,7 @@ fn measured_numbers(
         if introduces && !change {
             continue;
         }
-        if !measured || duration || ranked || by_default || setting || goal {
+        if !measured || duration || ranked || by_default || setting || goal || worked_out {
             continue;
         }
         let value = Value::Number {
@@ -432,6 +434,15 @@ fn measured_numbers(
         ));
     }
     out
+}
+
+/// Whether the text before a number ends in a sum worked out on
+/// paper: `0.4 * 512 =`, `1 + 0.4 =`.
+fn worked_out(before: &str) -> bool {
+    static SUM: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\d[\d.]*\s*[*x×+/-]\s*\d[\d.]*\s*=\s*$").expect("constant regex")
+    });
+    SUM.is_match(before)
 }
 
 /// A step of a procedure (`- Create a second queue with completion time

@@ -1009,6 +1009,16 @@ fn diskstats_rows_are_keyed_and_mounts_lines_are_no_rows() {
     assert!(got.iter().all(|(_, v)| ![0.0].contains(v)), "{got:?}");
 }
 
+/// A sum worked out in a sentence is no measurement.
+#[test]
+fn sums_worked_out_in_prose_are_no_results() {
+    assert!(
+        keyed_values("So the time cost should be 0.4 * 512 = 204.8 ms in one second.\n").is_empty()
+    );
+    let got = keyed_values("The time cost went from 0.4 ms to 204.8 ms in one second.\n");
+    assert_eq!(got.len(), 2, "{got:?}");
+}
+
 /// A bucket's bounds are its key: a block event's own record (device,
 /// flags, `sector + count`) and a histogram's ranges give no values.
 #[test]

@@ -87,10 +87,27 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
             j += 1;
             continue;
         }
-        if !is_fio(line.text) {
-            break;
-        }
         let text = line.text;
+        if !is_fio(text) {
+            // A mailer's wrap: the tail of the line above, at the left
+            // margin. A tail of words (`resets`) or of percentiles
+            // (`20.00th=[916],`) is read on; any other ends fio's output
+            // here, and the general reader takes the lines after it.
+            let words = !text.bytes().any(|b| b.is_ascii_digit());
+            let pcts = pct.is_some() && PCT.is_match(text);
+            if !(wrapped_tail(text, lines[j - 1].text) && (words || pcts)) {
+                break;
+            }
+            if let Some((name, unit)) = &pct {
+                for p in PCT.captures_iter(text) {
+                    let k = k3(&job, &dir, &format!("{name} p{}", &p[1]));
+                    add(&mut d, k, &p[2], unit.clone(), line.no);
+                }
+            }
+            j += 1;
+            end = j;
+            continue;
+        }
         let read_from = d.rows.len();
         if let Some(c) = JOB.captures(text) {
             job = c[1].to_string();
@@ -159,6 +176,15 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
     }
     d.end = end;
     Some(d)
+}
+
+/// Whether `text` is the tail of `above`, cut by a mail client: at the
+/// left margin, short, under a long indented line.
+fn wrapped_tail(text: &str, above: &str) -> bool {
+    !text.starts_with(char::is_whitespace)
+        && text.len() <= 40
+        && above.len() >= 60
+        && above.starts_with(char::is_whitespace)
 }
 
 /// The numbers of a fio line that the rows above did not read, each a

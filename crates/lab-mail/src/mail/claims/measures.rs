@@ -737,13 +737,14 @@ fn is_command_line(rest: &str) -> bool {
 
 /// The table of a run of measured lines. Rows whose first number is a
 /// small whole number in every row, before a bare decimal, are keyed by
-/// it (mmtests' client count).
+/// it (mmtests' client count); a named one (fio's `min=3`) is a value.
 fn build(header: Option<&[String]>, rows: Vec<(usize, Measured)>) -> Draft {
     let keyed_by_first = rows.len() >= 2
         && rows.iter().all(|(_, m)| {
             let first = &m.values[0];
             m.values.len() >= 2
                 && first.plain_integer
+                && first.name.is_none()
                 && first.value <= 1024.0
                 && m.values[1..]
                     .iter()

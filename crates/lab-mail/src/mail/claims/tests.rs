@@ -1019,6 +1019,26 @@ fn sums_worked_out_in_prose_are_no_results() {
     assert_eq!(got.len(), 2, "{got:?}");
 }
 
+/// fio's output wrapped by a mail client: word tails and percentile
+/// tails at the left margin are read on; fio's named minimum is a value.
+#[test]
+fn fio_output_wrapped_by_a_mailer_is_read_on() {
+    let got = keyed_values(
+        "  write: IOPS=133k, BW=520MiB/s (545MB/s)(5120MiB/9848msec); 0 zone\n\
+         resets\n\
+         \x20   slat (usec): min=3, max=2786, avg= 5.84, stdev=36.41\n\
+         \x20   clat percentiles (nsec):\n\
+         \x20    |  1.00th=[  884],  5.00th=[  900], 10.00th=[  908], 15.00th=[  910],\n\
+         20.00th=[916],\n\
+         \x20    | 30.00th=[  924], 40.00th=[  924], 50.00th=[  932],\n",
+    );
+    let has = |k: &str, v: f64| got.iter().any(|(gk, gv)| gk.ends_with(k) && *gv == v);
+    assert!(has("slat min", 3.0), "{got:?}");
+    assert!(has("clat p1.00", 884.0), "{got:?}");
+    assert!(has("clat p20.00", 916.0), "{got:?}");
+    assert!(has("clat p50.00", 932.0), "{got:?}");
+}
+
 /// A bucket's bounds are its key: a block event's own record (device,
 /// flags, `sector + count`) and a histogram's ranges give no values.
 #[test]

@@ -51,7 +51,7 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
         // A sentence or a dump is never a row; a sentence may still head
         // a group of rows.
         let row = row_cells(split(text), width)
-            .filter(|_| !super::measures::is_prose_line(text) && !super::measures::is_dump(text));
+            .filter(|_| !super::measures::is_prose_line(text) && !super::never::is_dump(text));
         if let Some(cells) = row {
             if width == 0 {
                 width = cells.len();
@@ -141,7 +141,7 @@ fn headers_at(lines: &[Line], h: usize) -> Option<(Headers, usize)> {
     // Most lines are no header; the sentence test is the dearer one.
     if !is_header(&first)
         || super::measures::is_prose_line(lines[h].text)
-        || super::measures::never_claims(lines[h].text)
+        || super::never::never_claims(lines[h].text)
         || super::perf::is_event(lines[h].text)
     {
         return None;

@@ -216,7 +216,7 @@ fn label_value(line: &str) -> Option<LabelValue> {
     }
     let c = LABEL_VALUE.captures(line)?;
     // A sysctl setting or a traced call is `name = value` too.
-    if super::measures::never_claims(line) {
+    if super::never::never_claims(line) {
         return None;
     }
     let label = c[1].trim().to_string();

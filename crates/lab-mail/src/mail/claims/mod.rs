@@ -18,6 +18,7 @@ mod labels;
 pub mod lines;
 mod lkp;
 mod measures;
+mod never;
 mod numbers;
 mod pairs;
 mod perf;

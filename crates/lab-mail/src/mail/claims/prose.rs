@@ -56,7 +56,7 @@ pub fn claims(block: &[Line], free: &[bool]) -> Vec<Draft> {
     let free: Vec<bool> = free
         .iter()
         .zip(block)
-        .map(|(f, l)| *f && !super::measures::is_dump(l.text))
+        .map(|(f, l)| *f && !super::never::is_dump(l.text))
         .collect();
     let free = &free;
     while i < block.len() {

@@ -117,13 +117,7 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
     if !enough {
         return None;
     }
-    // The line of column names: the header's own, or the one under
-    // its spanning names (not a line of units joined to the names).
-    let names_line = if headers.spans.is_empty() { h } else { h + 1 };
-    if after == names_line + 1 {
-        single_spaced_names(&mut headers, lines[names_line].text, &body);
-    }
-    single_spaced_rows(&mut headers, lines[names_line].text, &mut body, &row_texts);
+    single_spaced(&mut headers, lines, h, after, &mut body, &row_texts);
     let mut d = grid::build(&headers, body)?;
     d.start = i;
     d.end = end;
@@ -187,6 +181,25 @@ fn headers_at(lines: &[Line], h: usize) -> Option<(Headers, usize)> {
         },
         h + 1,
     ))
+}
+
+/// Names and cells set apart by single spaces, read by their words
+/// (see [`single_spaced_names`] and [`single_spaced_rows`]). The line of
+/// column names is the header's own, or the one under its spanning
+/// names (not a line of units joined to the names).
+fn single_spaced(
+    headers: &mut Headers,
+    lines: &[Line],
+    h: usize,
+    after: usize,
+    body: &mut [BodyLine],
+    rows: &[&str],
+) {
+    let names_line = if headers.spans.is_empty() { h } else { h + 1 };
+    if after == names_line + 1 {
+        single_spaced_names(headers, lines[names_line].text, body);
+    }
+    single_spaced_rows(headers, lines[names_line].text, body, rows);
 }
 
 /// A header whose names are set apart by single spaces in places

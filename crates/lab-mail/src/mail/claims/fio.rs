@@ -98,12 +98,7 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
             if !(wrapped_tail(text, lines[j - 1].text) && (words || pcts)) {
                 break;
             }
-            if let Some((name, unit)) = &pct {
-                for p in PCT.captures_iter(text) {
-                    let k = k3(&job, &dir, &format!("{name} p{}", &p[1]));
-                    add(&mut d, k, &p[2], unit.clone(), line.no);
-                }
-            }
+            percentiles(&mut d, &job, &dir, pct.as_ref(), text, line.no);
             j += 1;
             end = j;
             continue;
@@ -163,19 +158,31 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
         if !DISK.is_match(text) {
             rest_of_line(&mut d, read_from, &job, &dir, text, line.no);
         }
-        if text.trim_start().starts_with('|')
-            && let Some((name, unit)) = &pct
-        {
-            for p in PCT.captures_iter(text) {
-                let k = k3(&job, &dir, &format!("{name} p{}", &p[1]));
-                add(&mut d, k, &p[2], unit.clone(), line.no);
-            }
+        if text.trim_start().starts_with('|') {
+            percentiles(&mut d, &job, &dir, pct.as_ref(), text, line.no);
         }
         j += 1;
         end = j;
     }
     d.end = end;
     Some(d)
+}
+
+/// The `1.00th=[  884]` entries of a line, under the percentiles'
+/// heading `pct` (`clat`, its unit) when there is one.
+fn percentiles(
+    d: &mut Draft,
+    job: &str,
+    dir: &str,
+    pct: Option<&(String, Option<Unit>)>,
+    text: &str,
+    no: usize,
+) {
+    let Some((name, unit)) = pct else { return };
+    for p in PCT.captures_iter(text) {
+        let k = k3(job, dir, &format!("{name} p{}", &p[1]));
+        add(d, k, &p[2], unit.clone(), no);
+    }
 }
 
 /// Whether `text` is the tail of `above`, cut by a mail client: at the

@@ -1039,6 +1039,21 @@ fn fio_output_wrapped_by_a_mailer_is_read_on() {
     assert!(has("clat p50.00", 932.0), "{got:?}");
 }
 
+/// A ratio written `x1.580` is a value; `x4` and `x86` are words.
+#[test]
+fn ratios_written_x_before_the_number() {
+    let got = keyed_values(
+        "-1#test   :   6126812 ->   1017901 (x6.019), 1556.0 MB/s\n\
+         -2#test   :   6126812 ->   1065645 (x5.749), 1563.3 MB/s\n\
+         -3#test   :   6126812 ->   1128284 (x5.430), 1601.1 MB/s\n",
+    );
+    let values: Vec<f64> = got.iter().map(|(_, v)| *v).collect();
+    for v in [6.019, 5.749, 5.43] {
+        assert!(values.contains(&v), "{v} in {got:?}");
+    }
+    assert!(keyed_values("A PCIe x4 link on x86 boxes.\n").is_empty());
+}
+
 /// A bucket's bounds are its key: a block event's own record (device,
 /// flags, `sector + count`) and a histogram's ranges give no values.
 #[test]

@@ -386,6 +386,15 @@ fn numbers_in(word: &str, conv: Convention) -> Vec<Found> {
     if let Some(found) = one(word, conv) {
         return vec![(found.0, found.1, None, found.2)];
     }
+    // `x1.580` (zstd's ratio): a factor written before its number, with
+    // a fraction (`x4` lanes and `x86` stay words).
+    if let Some(f) = word.strip_prefix(['x', '×'])
+        && f.contains('.')
+        && f.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+        && let Ok(v) = f.parse::<f64>()
+    {
+        return vec![(v, None, Some("x".to_string()), false)];
+    }
     if let Some(parts) = duration(word) {
         return parts;
     }

@@ -83,10 +83,19 @@ struct Found {
 
 impl Found {
     fn of(tables: Vec<ClaimTable>) -> Found {
-        Found {
-            keys: tables.iter().map(fingerprint).collect(),
-            tables,
-        }
+        // A big message's tables are hashed on every core.
+        let parts = (tables.len() >= 16_384).then(|| {
+            crate::util::par_chunks(&tables, crate::util::ncpus(), |_, part| {
+                Ok(part.iter().map(fingerprint).collect::<Vec<_>>())
+            })
+            .into_iter()
+            .collect::<Result<Vec<_>>>()
+        });
+        let keys = match parts {
+            Some(Ok(parts)) => parts.concat(),
+            _ => tables.iter().map(fingerprint).collect(),
+        };
+        Found { keys, tables }
     }
 
     fn append(&mut self, mut other: Found) {

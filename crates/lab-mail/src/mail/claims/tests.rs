@@ -820,22 +820,18 @@ fn pipe_cells_with_a_change_in_brackets() {
 /// own or above a table; a line of settings (`mode=600 sec=5`) is not.
 #[test]
 fn named_counts_are_results_and_settings_are_not() {
-    let t = extract_text(
+    let got: Vec<f64> = keyed_values(
         "pkts=23987040 (MB=2745098), rps=199559\n\
          CPU    %usr   %sys\n\
          \x20 0    1.53  27.78\n\
          pkts=24078368 (MB=2755550), rps=200319\n\
          CPU    %usr   %sys\n\
          \x20 0    0.69   8.26\n",
-    );
-    let got: Vec<f64> = t
-        .iter()
-        .flat_map(|t| t.rows.iter().flat_map(|r| r.values.iter()))
-        .filter_map(|v| match v {
-            Value::Number { value, .. } => Some(*value),
-            _ => None,
-        })
-        .collect();
+    )
+    .iter()
+    .map(|(_, v)| *v)
+    .collect();
+
     for v in [
         23987040.0, 2745098.0, 199559.0, 27.78, 24078368.0, 200319.0, 8.26,
     ] {
@@ -943,22 +939,12 @@ fn sizes_kinds_options_quoted_arguments_and_statuses_are_no_results() {
 /// sizes from 4 up in powers of two do too.
 #[test]
 fn sweeps_repeated_per_group_are_keys() {
-    let t = extract_text(
+    let got = keyed_values(
         "before:\n        KB  reclen   write rewrite\n      1024       4  493670  525964\n      1024       8  540467  532880\n\n\
          after:\n      1024       4  421785  456184\n      1024       8  459283  456354\n",
     );
-    let keys: Vec<String> = t
-        .iter()
-        .flat_map(|t| t.rows.iter().map(|r| r.keys.join(" / ")))
-        .collect();
-    let values: Vec<f64> = t
-        .iter()
-        .flat_map(|t| t.rows.iter().flat_map(|r| r.values.iter()))
-        .filter_map(|v| match v {
-            Value::Number { value, .. } => Some(*value),
-            _ => None,
-        })
-        .collect();
+    let keys: Vec<&str> = got.iter().map(|(k, _)| k.as_str()).collect();
+    let values: Vec<f64> = got.iter().map(|(_, v)| *v).collect();
     assert!(
         keys.iter()
             .all(|k| k.ends_with(" / 4") || k.ends_with(" / 8")),

@@ -239,15 +239,19 @@ fn single_spaced_rows(headers: &mut Headers, text: &str, body: &mut [BodyLine], 
         })
     };
     let narrower = widths().any(|w| w < words) || headers.names.len() < words;
-    if !narrower || rows.iter().any(|r| grid::words(r).len() != words) {
+    if !narrower {
         return;
     }
-    let mut texts = rows.iter();
+    let split: Vec<Vec<Cell>> = rows.iter().map(|r| grid::words(r)).collect();
+    if split.iter().any(|w| w.len() != words) {
+        return;
+    }
+    let mut split = split.into_iter();
     for b in body.iter_mut() {
         if let BodyLine::Row { cells, .. } = b
-            && let Some(t) = texts.next()
+            && let Some(w) = split.next()
         {
-            *cells = grid::words(t);
+            *cells = w;
         }
     }
     // Names joined to a line of units under them are kept.

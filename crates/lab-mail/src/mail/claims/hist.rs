@@ -41,22 +41,17 @@ static HEADER: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
-    let header = if BUCKET.is_match(lines[i].text) {
-        None
-    } else if lines.get(i + 1).is_some_and(|l| BUCKET.is_match(l.text)) {
-        Some(HEADER.captures(lines[i].text))
-    } else {
-        return None;
-    };
     // Any other line just above the buckets is left to the other
     // layouts (`Percentiles: 90th: 40486.000; ...` holds values), and
     // else becomes the caption of the table found on the next line.
-    if matches!(header, Some(None)) {
+    let header = if BUCKET.is_match(lines[i].text) {
+        None
+    } else if lines.get(i + 1).is_some_and(|l| BUCKET.is_match(l.text)) {
+        Some(HEADER.captures(lines[i].text)?)
+    } else {
         return None;
-    }
-    let start = i;
-    let header = header.flatten();
-    let first = if header.is_some() { i + 1 } else { start };
+    };
+    let first = if header.is_some() { i + 1 } else { i };
     let mut rows = Vec::new();
     let mut j = first;
     while let Some(c) = lines.get(j).and_then(|l| BUCKET.captures(l.text)) {
@@ -88,7 +83,7 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
         key_columns: vec![key],
         columns,
         rows,
-        start,
+        start: i,
         end: j,
         ..Draft::default()
     })

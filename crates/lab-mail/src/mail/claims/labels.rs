@@ -327,7 +327,7 @@ fn leading_cell(value: &str) -> Option<Cell> {
 
 /// A benchmark's parameter rather than a result.
 pub(super) fn is_parameter(label: &str) -> bool {
-    const PARAMETERS: [&str; 34] = [
+    const PARAMETERS: [&str; 36] = [
         "runtime",
         "disk",
         "fs",
@@ -362,6 +362,8 @@ pub(super) fn is_parameter(label: &str) -> bool {
         "ucode",
         "kconfig",
         "rootfs",
+        "testtime",
+        "period",
     ];
     let l = label.trim().to_lowercase();
     // `Run time`, `Number of threads`, `test_time`: one name however
@@ -372,9 +374,7 @@ pub(super) fn is_parameter(label: &str) -> bool {
         .filter(|c| !matches!(c, ' ' | '_' | '-'))
         .collect();
     // `failed: 0`, `skipped: 0`: how a test run went, not what it measured.
-    const STATUS: [&str; 7] = [
-        "testtime", "period", "failed", "skipped", "passed", "errors", "warnings",
-    ];
+    const STATUS: [&str; 5] = ["failed", "skipped", "passed", "errors", "warnings"];
     // `Node size`, `Sector size`, `io_size`: what was set up, not measured.
     PARAMETERS.contains(&l.as_str())
         || PARAMETERS.contains(&squeezed.as_str())

@@ -229,19 +229,11 @@ fn measured(text: &str, conv: Convention) -> Option<Measured> {
             }
         }
     }
-    // `253  0 vda 760 0 38498 ...` (/proc/diskstats): whole numbers
-    // before a device's name identify it with the name.
-    if let Some(name) = identified_row(&toks) {
-        for t in toks[..name].iter_mut() {
-            if let Tok::Num(n) = t {
-                n.parameter = true;
-            }
-        }
-    }
-    // `PLU 5 ............ 7735.75`: a dot leader ends the label, and
-    // the numbers before it name the row.
-    if let Some(leader) = dot_leader(&toks) {
-        for t in toks[..leader].iter_mut() {
+    // Numbers that name the row: before a device's name (`253  0 vda
+    // 760 0 38498 ...`, /proc/diskstats), or before a dot leader that
+    // ends the label (`PLU 5 ............ 7735.75`).
+    if let Some(end) = identified_row(&toks).max(dot_leader(&toks)) {
+        for t in toks[..end].iter_mut() {
             if let Tok::Num(n) = t {
                 n.parameter = true;
             }

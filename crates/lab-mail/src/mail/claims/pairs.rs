@@ -23,8 +23,9 @@ struct Pair {
 
 pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
     let first = pairs(lines[i].text)?;
-    let labels: Vec<&str> = first.iter().map(|p| p.label.as_str()).collect();
-    let mut rows: Vec<(usize, Vec<Pair>)> = vec![(lines[i].no, pairs(lines[i].text)?)];
+    let labels: Vec<String> = first.iter().map(|p| p.label.clone()).collect();
+    let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
+    let mut rows: Vec<(usize, Vec<Pair>)> = vec![(lines[i].no, first)];
     let mut j = i + 1;
     let mut end = j;
     while j < lines.len() {

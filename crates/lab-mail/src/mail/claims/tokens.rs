@@ -317,14 +317,14 @@ pub fn scan(line: &str, conv: Convention) -> Vec<Tok<'_>> {
 
 /// Whether a value is one a person would set: at most one decimal
 /// (`300`, `2.5`), not `94.285`.
+pub fn is_round(value: f64) -> bool {
+    (value * 10.0).fract().abs() < 1e-9
+}
+
 /// A whole number someone would set: small, a power of two, or round
 /// to a thousand (`wbt_lat_usec=75000`). `packets=23987040` is counted.
 pub(super) fn settable(value: f64) -> bool {
     value < 10_000.0 || (value as u64).is_power_of_two() || value % 1000.0 == 0.0
-}
-
-pub fn is_round(value: f64) -> bool {
-    (value * 10.0).fract().abs() < 1e-9
 }
 
 /// `4k`, `128K`, `1M`: a power of two times 1000 or 1000000, written

@@ -25,6 +25,7 @@ mod perf;
 mod prose;
 pub mod render;
 mod samples;
+mod state;
 mod structured;
 mod terse;
 #[cfg(test)]
@@ -384,6 +385,7 @@ fn in_block(block: &[Line], before: &[Line], origin: &std::sync::Arc<Origin>) ->
     let mut drafts = found;
     drafts.extend(prose::claims(block, &free));
     drafts.sort_by_key(|d| d.start);
+    state::drop_listings(block, &mut drafts);
     let mut consumed_until = 0;
     let mut out = Vec::new();
     // Where each table's own lines end: the next table's caption and

@@ -1100,3 +1100,16 @@ fn fio_2_output_without_its_job_header_is_read_as_fio() {
     assert_eq!(find("clat p99.95"), Some(23936.0), "{got:?}");
     assert!(got.iter().all(|(_, v)| *v != 60033.0), "{got:?}");
 }
+
+/// A listing of space (sizes, shares, a ratio) claims nothing; the same
+/// lines beside a rate, and a trace's accounting of requests and sizes,
+/// are measurements.
+#[test]
+fn a_listing_of_sizes_is_state_not_a_claim() {
+    let listing = "Overall:\n    Volume size:        931.51GiB\n    Allocated:          120.02GiB\n    Free:               811.49GiB\n    Copies:                  2.00\n\nData: Size:118.00GiB, Used:97.13GiB (82.31%)\n";
+    assert_eq!(keyed_values(listing), vec![]);
+    let run = "Summary:\n    Written:        120.02GiB\n    Read:            97.13GiB\n    Throughput:     412.50MiB/s\n";
+    assert_eq!(keyed_values(run).len(), 3, "{:?}", keyed_values(run));
+    let trace = " Reads Queued:      12,       48KiB\n Writes Queued:     30,      120KiB\n";
+    assert_eq!(keyed_values(trace).len(), 4, "{:?}", keyed_values(trace));
+}

@@ -76,7 +76,10 @@ pub fn readable(body: &str) -> Vec<Line<'_>> {
         // it at its depth: mail clients strip the space, and people also
         // use `--` to close a pasted file, with their results after it.
         let tail_is_short = raw[i].1 != "--" || short_tail(&raw[i + 1..], depth);
-        let kept = keep_line(&mut states[depth], text, next_same, tail_is_short);
+        let mut kept = keep_line(&mut states[depth], text, next_same, tail_is_short);
+        if kept == Kept::Text && wrapped_log_record(&raw, i) {
+            kept = Kept::Other;
+        }
         let keep = text.len() <= MAX_LINE && kept == Kept::Text && !script[i];
         out.push(Line {
             depth,
@@ -86,6 +89,20 @@ pub fn readable(body: &str) -> Vec<Line<'_>> {
         });
     }
     out
+}
+
+/// A piece of a kernel log record that a mail client wrapped onto a
+/// line of its own (`CR: 44002202  XER: 20040001` between two
+/// time-stamped lines of an oops): a line with no time stamp of its own,
+/// not indented, between two log lines at its quote depth.
+fn wrapped_log_record(raw: &[(usize, &str)], i: usize) -> bool {
+    let (depth, text) = raw[i];
+    let log_at = |j: usize| raw.get(j).is_some_and(|&(d, t)| d == depth && is_dmesg(t));
+    i > 0
+        && !text.starts_with(char::is_whitespace)
+        && !is_dmesg(text)
+        && log_at(i - 1)
+        && log_at(i + 1)
 }
 
 /// The lines of a script pasted between markdown fences (```), fences

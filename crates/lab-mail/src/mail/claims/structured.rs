@@ -26,7 +26,13 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
 }
 
 /// Keys whose numbers are the run's bookkeeping, not its results.
-const BOOKKEEPING: [&str; 16] = [
+const BOOKKEEPING: [&str; 20] = [
+    // fio's latency target, as set (`latency_target` and its window,
+    // depth and percentile); its `latency_us` buckets are objects.
+    "latency_target",
+    "latency_window",
+    "latency_depth",
+    "latency_percentile",
     "timestamp",
     "timestamp_ms",
     "time",

@@ -1113,3 +1113,21 @@ fn a_listing_of_sizes_is_state_not_a_claim() {
     let trace = " Reads Queued:      12,       48KiB\n Writes Queued:     30,      120KiB\n";
     assert_eq!(keyed_values(trace).len(), 4, "{:?}", keyed_values(trace));
 }
+
+/// An oops wrapped by a mail client: the pieces between two time-stamped
+/// lines are the record's, not a table's.
+#[test]
+fn a_wrapped_kernel_log_record_is_no_claim() {
+    let oops = "[  812.402113] MSR:  8000000000029033 <SF,EE,ME,IR,DR,RI,LE>\nCR: 28004842  XER: 20000000\n[  812.402160] CFAR: c0000000001f0c9c IRQMASK: 0\n";
+    assert_eq!(keyed_values(oops), vec![]);
+}
+
+/// fio's JSON repeats the latency target it was given; its latency
+/// buckets are results.
+#[test]
+fn fio_json_latency_target_is_a_setting() {
+    let json = "{\n  \"jobs\" : [\n    {\n      \"latency_us\" : {\n        \"2\" : 0.010000,\n        \"4\" : 12.500000\n      },\n      \"latency_depth\" : 64,\n      \"latency_target\" : 0,\n      \"latency_percentile\" : 100.000000,\n      \"latency_window\" : 0\n    }\n  ]\n}\n";
+    let got = keyed_values(json);
+    assert_eq!(got.len(), 2, "{got:?}");
+    assert!(got.iter().all(|(k, _)| k.contains("latency_us")), "{got:?}");
+}

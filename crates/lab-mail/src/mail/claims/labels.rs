@@ -375,14 +375,52 @@ pub(super) fn is_parameter(label: &str) -> bool {
         .collect();
     // `failed: 0`, `skipped: 0`: how a test run went, not what it measured.
     const STATUS: [&str; 5] = ["failed", "skipped", "passed", "errors", "warnings"];
+    // `Count: 76` above a histogram's buckets, `samples: 30`: how many
+    // numbers a statistic is of, not one of them.
+    const SAMPLES: [&str; 3] = ["count", "samples", "n"];
     // `Node size`, `Sector size`, `io_size`: what was set up, not measured.
     PARAMETERS.contains(&l.as_str())
+        || SAMPLES.contains(&l.as_str())
         || PARAMETERS.contains(&squeezed.as_str())
         || STATUS.contains(&squeezed.as_str())
         || l.starts_with("nr_")
         || l.ends_with("_size")
         || l.ends_with(" size")
         || describes_machine(&l)
+}
+
+/// Takes out of `drafts` the rows read from a line that is only `Label:
+/// N` under a label that names a parameter (`Number of threads: 128`,
+/// `Concurrent Users: 50`): whatever layout took the line (two such
+/// lines under a title read as a grid), it says what was run.
+pub(super) fn drop_parameter_lines(block: &[Line], drafts: &mut [Draft]) {
+    let Some(first) = block.first().map(|l| l.no) else {
+        return;
+    };
+    let text = |no: usize| {
+        no.checked_sub(first)
+            .and_then(|i| block.get(i))
+            .map(|l| l.text)
+    };
+    for d in drafts
+        .iter_mut()
+        .filter(|d| d.kind != Some(ClaimKind::Prose))
+    {
+        d.rows
+            .retain(|r| !text(r.line).is_some_and(names_a_parameter));
+    }
+}
+
+fn names_a_parameter(line: &str) -> bool {
+    let Some(lv) = label_value(line) else {
+        return false;
+    };
+    let whole = matches!(parse_cell(&lv.raw), Cell::Number { value, plain: true, .. } if value.fract() == 0.0);
+    let last = lv.label.rsplit(' ').next().unwrap_or("").to_lowercase();
+    lv.after.is_none()
+        && lv.parts.is_empty()
+        && whole
+        && (is_parameter(&lv.label) || super::tokens::PARAMETER_WORDS.contains(&last.as_str()))
 }
 
 /// lscpu's and the like's lines describe the machine the numbers were

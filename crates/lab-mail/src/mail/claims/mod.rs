@@ -386,6 +386,7 @@ fn in_block(block: &[Line], before: &[Line], origin: &std::sync::Arc<Origin>) ->
     drafts.extend(prose::claims(block, &free));
     drafts.sort_by_key(|d| d.start);
     state::drop_listings(block, &mut drafts);
+    labels::drop_parameter_lines(block, &mut drafts);
     let mut consumed_until = 0;
     let mut out = Vec::new();
     // Where each table's own lines end: the next table's caption and

@@ -308,7 +308,16 @@ fn measured_numbers(
     use super::tokens::{Tok, scan};
     use crate::mail::model::UnitKind;
     const DURATION: [&str; 6] = ["for", "every", "interval", "runtime", "timeout", "each"];
-    const SETTINGS: [&str; 4] = ["delay", "period", "deadline", "slice"];
+    const SETTINGS: [&str; 5] = ["delay", "period", "deadline", "slice", "duration"];
+    const ASSIGN: [&str; 7] = [
+        "set",
+        "sets",
+        "setting",
+        "configured",
+        "default",
+        "defaults",
+        "fixed",
+    ];
     const THRESHOLD: [&str; 6] = ["under", "over", "below", "above", "beyond", "than"];
     // `99.95% latencies`, `95.0% confidence`: a rank, not a result.
     const RANKED: [&str; 5] = ["latency", "latencies", "percentile", "confidence", "tail"];
@@ -393,6 +402,10 @@ fn measured_numbers(
         };
         let ranked = unit.kind == UnitKind::Percent && RANKED.contains(&word_after(1).as_str());
         let by_default = word_after(1) == "by" && word_after(2) == "default";
+        // `set to 15ms`, `configured at 50%`, `the default duration as
+        // 10ms`: a value given to something, not one it gave.
+        let assigned = ["to", "at", "as"].contains(&word_before(1).as_str())
+            && (2..=3).any(|b| ASSIGN.contains(&word_before(b).as_str()));
         // `0.4 * 512 = 204.8 ms`: worked out on paper, not measured.
         let worked_out = worked_out(&s[..n.at.min(s.len())]);
         // `at 1 ms delay`: the time is a setting.
@@ -420,7 +433,15 @@ fn measured_numbers(
         if introduces && !change {
             continue;
         }
-        if !measured || duration || ranked || by_default || setting || goal || worked_out {
+        if !measured
+            || duration
+            || ranked
+            || by_default
+            || assigned
+            || setting
+            || goal
+            || worked_out
+        {
             continue;
         }
         let value = Value::Number {

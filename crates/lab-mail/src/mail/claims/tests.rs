@@ -1131,3 +1131,29 @@ fn fio_json_latency_target_is_a_setting() {
     assert_eq!(got.len(), 2, "{got:?}");
     assert!(got.iter().all(|(k, _)| k.contains("latency_us")), "{got:?}");
 }
+
+/// `Label: N` under a label that names what was run (threads, users,
+/// a sample count) is a parameter, also where two such lines under a
+/// title read as a grid; the result under it is a claim.
+#[test]
+fn a_label_that_names_a_parameter_is_no_claim() {
+    let lines = "Apache Siege 2.4.29\nConcurrent Users: 50\n";
+    assert_eq!(keyed_values(lines), vec![]);
+    let sysbench = "sysbench 1.0.20 (using system LuaJIT 2.1.0-beta3)\nNumber of threads: 64\n";
+    assert_eq!(keyed_values(sysbench), vec![]);
+    let hist = "@usecs:\n  Count: 76\n  Average: 412\n";
+    let got = keyed_values(hist);
+    assert!(got.iter().all(|(_, v)| *v != 76.0), "{got:?}");
+}
+
+/// One line of a sentence: a value set is not a value measured.
+#[test]
+fn a_value_set_in_prose_is_no_claim() {
+    let s = "With the slice set to 15ms the runs took 812ms on average.\n";
+    let got = keyed_values(s);
+    assert_eq!(
+        got.iter().map(|(_, v)| *v).collect::<Vec<_>>(),
+        vec![812.0],
+        "{got:?}"
+    );
+}

@@ -110,7 +110,7 @@ pub enum Tok<'a> {
 }
 
 /// Words after a number that make it a parameter: `8 jobs`, `4 cores`.
-const PARAMETER_WORDS: [&str; 35] = [
+pub(super) const PARAMETER_WORDS: [&str; 37] = [
     "proc",
     "procs",
     "job",
@@ -125,6 +125,8 @@ const PARAMETER_WORDS: [&str; 35] = [
     "cores",
     "client",
     "clients",
+    "user",
+    "users",
     "worker",
     "workers",
     "disk",

@@ -391,8 +391,9 @@ pub(super) fn is_parameter(label: &str) -> bool {
 
 /// Takes out of `drafts` the rows read from a line that is only `Label:
 /// N` under a label that names a parameter (`Number of threads: 128`,
-/// `Concurrent Users: 50`): whatever layout took the line (two such
-/// lines under a title read as a grid), it says what was run.
+/// `Concurrent Users: 50`), or under a label that gives the value to
+/// something (`set to`): whatever layout took the line (two such lines
+/// under a title read as a grid), it says what was run.
 pub(super) fn drop_parameter_lines(block: &[Line], drafts: &mut [Draft]) {
     let Some(first) = block.first().map(|l| l.no) else {
         return;
@@ -406,8 +407,14 @@ pub(super) fn drop_parameter_lines(block: &[Line], drafts: &mut [Draft]) {
         .iter_mut()
         .filter(|d| d.kind != Some(ClaimKind::Prose))
     {
-        d.rows
-            .retain(|r| !text(r.line).is_some_and(names_a_parameter));
+        // `(With the granularity set to  15ms`: a sentence cut as a row.
+        d.rows.retain(|r| {
+            !text(r.line).is_some_and(names_a_parameter)
+                && !r
+                    .keys
+                    .last()
+                    .is_some_and(|k| super::prose::ends_assigning(k))
+        });
     }
 }
 

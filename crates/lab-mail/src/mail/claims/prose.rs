@@ -309,15 +309,6 @@ fn measured_numbers(
     use crate::mail::model::UnitKind;
     const DURATION: [&str; 6] = ["for", "every", "interval", "runtime", "timeout", "each"];
     const SETTINGS: [&str; 5] = ["delay", "period", "deadline", "slice", "duration"];
-    const ASSIGN: [&str; 7] = [
-        "set",
-        "sets",
-        "setting",
-        "configured",
-        "default",
-        "defaults",
-        "fixed",
-    ];
     const THRESHOLD: [&str; 6] = ["under", "over", "below", "above", "beyond", "than"];
     // `99.95% latencies`, `95.0% confidence`: a rank, not a result.
     const RANKED: [&str; 5] = ["latency", "latencies", "percentile", "confidence", "tail"];
@@ -404,8 +395,7 @@ fn measured_numbers(
         let by_default = word_after(1) == "by" && word_after(2) == "default";
         // `set to 15ms`, `configured at 50%`, `the default duration as
         // 10ms`: a value given to something, not one it gave.
-        let assigned = ["to", "at", "as"].contains(&word_before(1).as_str())
-            && (2..=3).any(|b| ASSIGN.contains(&word_before(b).as_str()));
+        let assigned = ends_assigning(&s[..n.at.min(s.len())]);
         // `0.4 * 512 = 204.8 ms`: worked out on paper, not measured.
         let worked_out = worked_out(&s[..n.at.min(s.len())]);
         // `at 1 ms delay`: the time is a setting.
@@ -455,6 +445,27 @@ fn measured_numbers(
         ));
     }
     out
+}
+
+/// Whether the text before a number gives it to something: `set to`,
+/// `configured at`, `the default duration as`.
+pub(super) fn ends_assigning(before: &str) -> bool {
+    const ASSIGN: [&str; 7] = [
+        "set",
+        "sets",
+        "setting",
+        "configured",
+        "default",
+        "defaults",
+        "fixed",
+    ];
+    let mut words = before.split_whitespace().rev().map(|w| {
+        w.trim_matches(|c: char| !c.is_alphanumeric())
+            .to_lowercase()
+    });
+    let link = words.next().unwrap_or_default();
+    ["to", "at", "as"].contains(&link.as_str())
+        && words.take(2).any(|w| ASSIGN.contains(&w.as_str()))
 }
 
 /// Whether the text before a number ends in a sum worked out on

@@ -1156,4 +1156,7 @@ fn a_value_set_in_prose_is_no_claim() {
         vec![812.0],
         "{got:?}"
     );
+    // Alone on its line, under a command, the sentence reads as a row.
+    let row = "$ ./bench -t overwrite\n\n(With the slice set to 15ms)\n";
+    assert_eq!(keyed_values(row), vec![]);
 }

@@ -408,7 +408,7 @@ fn measured_numbers(
         let goal = (1..=2).any(|b| ["target", "targeting"].contains(&word_before(b).as_str()))
             || ["get", "reach", "achieve", "hit"].contains(&word_before(1).as_str())
                 && word_before(2) == "to";
-        const CHANGE: [&str; 8] = [
+        const CHANGE: [&str; 20] = [
             "regression",
             "improvement",
             "increase",
@@ -417,13 +417,40 @@ fn measured_numbers(
             "gain",
             "speedup",
             "slowdown",
+            "bump",
+            "boost",
+            "reduction",
+            "degradation",
+            "loss",
+            "win",
+            "jump",
+            "penalty",
+            "overhead",
+            "saving",
+            "difference",
+            "delta",
         ];
         let change = unit.kind == UnitKind::Percent
             && CHANGE.contains(&word_after(1).trim_end_matches(['.', ',', 's']));
         if introduces && !change {
             continue;
         }
+        // `a 12Gb/s SAS disk`, `the whole 30s measurement period`, `a
+        // 1min run`: a number between an article and a noun says what
+        // the thing is; `a 10% (throughput) improvement` says what
+        // changed.
+        let noun = word_after(1);
+        let changed =
+            (1..=2).any(|a| CHANGE.contains(&word_after(a).trim_end_matches(['.', ',', 's'])));
+        let attribute = ["a", "an", "the", "whole", "each"].contains(&word_before(1).as_str())
+            && noun.chars().next().is_some_and(char::is_alphabetic)
+            && !changed
+            && ![
+                "of", "and", "or", "to", "in", "on", "with", "for", "at", "vs",
+            ]
+            .contains(&noun.as_str());
         if !measured
+            || attribute
             || duration
             || ranked
             || by_default

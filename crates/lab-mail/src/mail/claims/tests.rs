@@ -1160,3 +1160,15 @@ fn a_value_set_in_prose_is_no_claim() {
     let row = "$ ./bench -t overwrite\n\n(With the slice set to 15ms)\n";
     assert_eq!(keyed_values(row), vec![]);
 }
+
+/// Between an article and a noun a number says what a thing is (a
+/// disk's link speed, a run's length); before a word of change it is
+/// the change measured.
+#[test]
+fn a_number_that_describes_a_thing_is_no_claim() {
+    let spec = "The box has a 12Gb/s SAS disk and each data point is from a 1min run.\n";
+    assert_eq!(keyed_values(spec), vec![]);
+    let change = "We see a 50% throughput increase and a 7% regression.\n";
+    let got: Vec<f64> = keyed_values(change).iter().map(|(_, v)| *v).collect();
+    assert_eq!(got, vec![50.0, 7.0]);
+}

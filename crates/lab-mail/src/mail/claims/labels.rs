@@ -83,9 +83,11 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
                 )
         })
         .count();
-    // One line is a claim only when it names its unit. A run of
-    // parameters alone is taken, so it is read once, but claims nothing.
-    let enough = d.rows.len() >= 2 || (d.rows.len() == 1 && with_units == 1);
+    // One line is a claim only when it names its unit, or says what it
+    // measured (hackbench's `Time: 4.401`). A run of parameters alone
+    // is taken, so it is read once, but claims nothing.
+    let measured = d.rows.len() == 1 && d.rows[0].keys.first().is_some_and(|k| names_a_measure(k));
+    let enough = d.rows.len() >= 2 || (d.rows.len() == 1 && with_units == 1) || measured;
     if !enough {
         d.rows.clear();
         if d.conditions.is_empty() {
@@ -95,6 +97,29 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
     d.unit = common_unit(&d.rows);
     d.unit_from_caption = with_units == 0;
     Some(d)
+}
+
+/// A label that names what a run measured: `Time`, `Elapsed`, `Avg
+/// latency`, `Throughput`, `Score`.
+fn names_a_measure(label: &str) -> bool {
+    const MEASURES: [&str; 12] = [
+        "time",
+        "elapsed",
+        "latency",
+        "throughput",
+        "bandwidth",
+        "iops",
+        "speed",
+        "score",
+        "average",
+        "mean",
+        "median",
+        "total time",
+    ];
+    let l = label.trim().to_lowercase();
+    MEASURES
+        .iter()
+        .any(|m| l == *m || l.ends_with(&format!(" {m}")))
 }
 
 /// The values after the first on a `label: value` line, each a row of

@@ -1172,3 +1172,14 @@ fn a_number_that_describes_a_thing_is_no_claim() {
     let got: Vec<f64> = keyed_values(change).iter().map(|(_, v)| *v).collect();
     assert_eq!(got, vec![50.0, 7.0]);
 }
+
+/// One `label: value` line with no unit claims its value when the label
+/// says what was measured (hackbench's `Time:`), not otherwise.
+#[test]
+fn one_label_line_that_names_a_measure_is_a_claim() {
+    let run =
+        "# hackbench process 10 1000 -s 100\nRunning in process mode with 10 groups\nTime: 4.401\n";
+    assert_eq!(keyed_values(run), vec![("Time".to_string(), 4.401)]);
+    let other = "Release: 4\n";
+    assert_eq!(keyed_values(other), vec![]);
+}

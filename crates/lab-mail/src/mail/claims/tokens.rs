@@ -314,7 +314,25 @@ pub fn scan(line: &str, conv: Convention) -> Vec<Tok<'_>> {
         }
         pending_param = false;
     }
+    from_the_start(&mut out);
     out
+}
+
+/// `0.0-30.0 sec` (iperf's, sar's interval): the span of time the
+/// numbers beside it were taken over, counted from the start, is no
+/// result.
+fn from_the_start(toks: &mut [Tok]) {
+    for k in 1..toks.len() {
+        let (head, tail) = toks.split_at_mut(k);
+        if let (Some(Tok::Num(a)), Some(Tok::Num(b))) = (head.last_mut(), tail.first_mut())
+            && a.at == b.at
+            && a.value == 0.0
+            && b.unit.as_ref().is_some_and(|u| u.kind == UnitKind::Time)
+        {
+            a.parameter = true;
+            b.parameter = true;
+        }
+    }
 }
 
 /// Whether a value is one a person would set: at most one decimal
@@ -639,13 +657,14 @@ fn decimal(body: &str, conv: Convention) -> Option<f64> {
     super::numbers::finite(&normal)
 }
 
-/// `GiB`, `MB`, `KiB`, `kB`, `TB`: a size, base one byte. A bare `B` is
-/// not (it is too often a letter).
+/// `GiB`, `MB`, `KiB`, `kB`, `TB`, iperf's `GBytes`: a size, base one
+/// byte. A bare `B` is not (it is too often a letter).
 pub fn size_unit(word: &str) -> Option<Unit> {
     let w = word.trim();
     let (prefix, binary) = match w.len() {
         2 if w.ends_with('B') => (&w[..1], false),
         3 if w.ends_with("iB") => (&w[..1], true),
+        6 if w.ends_with("Bytes") => (&w[..1], false),
         _ => return None,
     };
     let power = match prefix {
@@ -685,6 +704,26 @@ mod tests {
             .filter(|n| !n.2)
             .map(|n| n.0)
             .collect()
+    }
+
+    /// iperf's interval from the start is no result; what moved in it,
+    /// and how fast, are.
+    #[test]
+    fn an_interval_from_the_start_is_no_result() {
+        assert_eq!(
+            nums("[  3]  0.0-30.0 sec  2.60 GBytes   745 Mbits/sec")
+                .into_iter()
+                .filter(|n| !n.2)
+                .map(|n| (n.0, n.1))
+                .collect::<Vec<_>>(),
+            vec![
+                (3.0, None),
+                (2.60, Some("GBytes".into())),
+                (745.0, Some("Mbits/sec".into()))
+            ]
+        );
+        // A range of times that does not start at zero is measured.
+        assert!(nums("took 1.2-1.5 sec").iter().all(|n| !n.2));
     }
 
     #[test]

@@ -12,6 +12,7 @@
 mod aligned;
 mod borders;
 mod fio;
+mod glued;
 mod grid;
 mod hist;
 mod labels;
@@ -226,6 +227,9 @@ pub(crate) struct Draft {
     pub unit_from_caption: bool,
     pub conditions: BTreeMap<String, String>,
     pub warnings: Vec<String>,
+    /// A process's own accounting (`time`'s report of a command): it
+    /// times the command, not the run the lines beside it describe.
+    pub accounting: bool,
     /// Index of the first and one past the last line it took.
     pub start: usize,
     pub end: usize,
@@ -268,7 +272,7 @@ type Layout = fn(&[Line], usize) -> Option<Draft>;
 
 /// The general reader, [`measures`], comes last: it takes what the
 /// layouts that know a tool's format leave.
-const LAYOUTS: [Layout; 12] = [
+const LAYOUTS: [Layout; 13] = [
     hist::at,
     samples::at,
     terse::at,
@@ -277,6 +281,7 @@ const LAYOUTS: [Layout; 12] = [
     perf::at,
     fio::at,
     pairs::at,
+    glued::at,
     borders::at,
     aligned::at,
     labels::at,

@@ -1183,3 +1183,27 @@ fn one_label_line_that_names_a_measure_is_a_claim() {
     let other = "Release: 4\n";
     assert_eq!(keyed_values(other), vec![]);
 }
+
+/// A listing in `df -h` form (a bare `G`/`T`) is state too, also when
+/// the timed command's own report follows it on the next line; that
+/// report is read.
+#[test]
+fn a_human_readable_listing_beside_a_timed_report() {
+    let text = "$ time du-like /mnt\nType       Perc     Disk Usage   Referenced\nTOTAL       95%      827G         1.3T\nzstd        29%       15G         192G\n3.72user 72.98system 1:50.07elapsed 69%CPU (0avgtext+0avgdata 80132maxresident)k\n";
+    let got = keyed_values(text);
+    let names: Vec<&str> = got.iter().map(|(k, _)| k.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "user",
+            "system",
+            "elapsed",
+            "elapsed (1)",
+            "CPU",
+            "avgtext",
+            "avgdata",
+            "maxresident"
+        ],
+        "{got:?}"
+    );
+}

@@ -342,7 +342,21 @@ fn slash_parts(label: &str, value: &str) -> Option<Vec<(String, Cell)>> {
 
 /// The number (and unit) in the first 1-3 words of `value`.
 fn leading_cell(value: &str) -> Option<Cell> {
-    let words: Vec<&str> = value.split_whitespace().collect();
+    // `sync speed: about 180MB/s`: a hedge says how exact it is.
+    const HEDGES: [&str; 8] = [
+        "about",
+        "around",
+        "approximately",
+        "approx.",
+        "roughly",
+        "nearly",
+        "almost",
+        "~",
+    ];
+    let mut words: Vec<&str> = value.split_whitespace().collect();
+    if words.len() > 1 && HEDGES.contains(&words[0].to_lowercase().as_str()) {
+        words.remove(0);
+    }
     (1..=words.len().min(3)).rev().find_map(|n| {
         let text = words[..n].join(" ");
         let cell = parse_cell(text.trim_end_matches([',', ';']));

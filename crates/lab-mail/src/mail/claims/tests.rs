@@ -1207,3 +1207,11 @@ fn a_human_readable_listing_beside_a_timed_report() {
         "{got:?}"
     );
 }
+
+/// A hedge before a listed value (`about 180MB/s`) keeps it a value.
+#[test]
+fn a_hedged_label_value_is_read() {
+    let text = "without patch:\nbw=1845KiB/s\nsync speed: about 180MB/s\n";
+    let got = keyed_values(text);
+    assert!(got.contains(&("sync speed".to_string(), 180.0)), "{got:?}");
+}

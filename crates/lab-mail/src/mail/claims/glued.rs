@@ -33,6 +33,19 @@ struct Named {
 }
 
 pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
+    // Most lines have no three words that start with a digit and end in
+    // a letter or bracket: say so before the regex.
+    let candidates = lines[i]
+        .text
+        .split_whitespace()
+        .filter(|w| {
+            w.starts_with(|c: char| c.is_ascii_digit() || c == '(')
+                && w.ends_with(|c: char| c.is_ascii_alphabetic() || c == ')')
+        })
+        .count();
+    if candidates < 2 {
+        return None;
+    }
     let first = named(lines[i].text);
     if first.len() < 3 {
         return None;

@@ -458,6 +458,14 @@ pub(super) fn drop_parameter_lines(block: &[Line], drafts: &mut [Draft]) {
 }
 
 fn names_a_parameter(line: &str) -> bool {
+    // Most lines end in no lone whole number: say so before the regex.
+    let lone = line
+        .rsplit_once([':', '='])
+        .map(|(_, v)| v.trim())
+        .is_some_and(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()));
+    if !lone {
+        return false;
+    }
     let Some(lv) = label_value(line) else {
         return false;
     };

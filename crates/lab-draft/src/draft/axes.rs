@@ -181,16 +181,43 @@ fn complete_job(p: &mut Proposal, j: &mut workload::Job, target: &str, dv: &Devi
     }
 }
 
+/// Whether a pasted fio output shows one job that both read and wrote.
+fn mixed_fio_output(tables: &[ClaimTable]) -> bool {
+    tables
+        .iter()
+        .filter(|t| t.kind == crate::mail::ClaimKind::Fio)
+        .any(|t| {
+            let dirs = |d: &str| {
+                t.rows
+                    .iter()
+                    .any(|r| r.keys.iter().any(|k| k.trim().eq_ignore_ascii_case(d)))
+            };
+            dirs("read") && dirs("write")
+        })
+}
+
 /// The workload of a mail without fio commands: what its captions (or
 /// a pasted fio output's sections, `write:`) name, else a 4 KiB random
 /// read that says it stands in.
 fn stand_in(p: &mut Proposal, tables: &[ClaimTable], own: &str, target: &str) -> Workloads {
     let mut words: Vec<String> = tables.iter().filter_map(|t| t.caption.clone()).collect();
-    words.extend(
-        tables
-            .iter()
-            .flat_map(|t| t.rows.iter().map(|r| r.keys.join(" "))),
-    );
+    // The robot's metric names say the direction in their parts
+    // (`fio.write_bw_MBps`).
+    words.extend(tables.iter().flat_map(|t| {
+        t.rows.iter().map(move |r| {
+            let k = r.keys.join(" ");
+            if t.kind == crate::mail::ClaimKind::Lkp {
+                k.replace(['.', '_'], " ")
+            } else {
+                k
+            }
+        })
+    }));
+    // fio's output with a read and a write section under one job (`read :
+    // io=...`, `write: io=...`) came from a mixed job.
+    if mixed_fio_output(tables) {
+        words.insert(0, "mixed read write".into());
+    }
     let words = words.join(" ");
     if let Some((j, read)) = workload::inferred(&words, own, target) {
         p.workload_notes.push(format!("Inferred from the caption, as the mail shows no fio command: {}. Check it against the mail.", read.join(", ")));

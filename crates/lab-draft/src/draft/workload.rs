@@ -36,15 +36,7 @@ impl Job {
     }
 }
 
-/// `read`, `write`, `both` for a mixed job, or `trim`; from `rw`.
-pub fn direction(rw: &str) -> &'static str {
-    match rw {
-        "write" | "randwrite" | "trimwrite" => "write",
-        "rw" | "readwrite" | "randrw" => "both",
-        "trim" | "randtrim" => "trim",
-        _ => "read",
-    }
-}
+pub use crate::matrix::schema::fio_direction as direction;
 
 /// The workloads of a draft.
 #[derive(Clone, Debug, PartialEq)]
@@ -358,7 +350,10 @@ pub fn inferred(primary: &str, secondary: &str, file: &str) -> Option<(Job, Vec<
     let rw = |w: &str| -> Option<(&'static str, &'static str)> {
         let has = |x: &str| has_in(w, x);
         let random = has("random") || has("randread") || has("randwrite") || has_in(&s, "random");
-        if has("randrw") || (has("mixed") && (has("read") || has("write"))) {
+        let reads = has("read") || has("reads");
+        let writes = has("write") || has("writes");
+        // `a random read/write job`: one job does both.
+        if has("randrw") || (has("mixed") && (reads || writes)) || (reads && writes) {
             Some(("randrw", "mixed"))
         } else if has("write") || has("writes") || has("randwrite") {
             Some((if random { "randwrite" } else { "write" }, "writes"))

@@ -499,7 +499,15 @@ pub fn bind(
                 })
                 .map(|c| c.id.clone())
                 .collect();
+            // `READ: bw=` is no write job's bandwidth: a metric of one
+            // direction binds only to cells whose job moves data that way.
+            let (cells, wrong_way) = measuring_cells(plan, cells, &metric);
             b.target = match (claimed.is_some(), cells.is_empty()) {
+                (true, true) if !wrong_way.is_empty() => Target::Unbound(format!(
+                    "{metric}: the job of {} does not {}",
+                    wrong_way.join(", "),
+                    metric.split('.').next().unwrap_or("")
+                )),
                 (true, false) => Target::Cells(cells),
                 (true, true) => {
                     Target::Unbound(format!("no cell of the plan has {}", label(&b.axes)))
@@ -511,6 +519,42 @@ pub fn bind(
         }
     }
     out
+}
+
+/// The cells whose fio job moves data in the direction `metric` names
+/// (`read.bw`: a job that reads), and the others. A cell with no fio job
+/// or a metric of no direction (`cpu.sys`, a command's) keeps its cells.
+fn measuring_cells(plan: &Plan, cells: Vec<String>, metric: &str) -> (Vec<String>, Vec<String>) {
+    let Some(want) = metric
+        .split_once('.')
+        .map(|(d, _)| d)
+        .filter(|d| matches!(*d, "read" | "write" | "trim"))
+    else {
+        return (cells, Vec::new());
+    };
+    cells.into_iter().partition(|id| {
+        // Only a job whose direction is plain to see: `rw` (or fio's
+        // default read), no free options, no second job.
+        let job = plan
+            .cells
+            .iter()
+            .find(|c| &c.id == id)
+            .and_then(|c| match &c.workload {
+                Some(Workload::Fio(f))
+                    if f.options.is_none()
+                        && f.jobs.is_empty()
+                        && f.beside.is_empty()
+                        && !f.extra.contains_key("readwrite") =>
+                {
+                    Some(f.rw.as_ref().map_or("read".to_string(), |r| r.to_string()))
+                }
+                _ => None,
+            });
+        job.is_none_or(|rw| {
+            let dir = super::schema::fio_direction(&rw);
+            dir == want || (dir == "both" && want != "trim")
+        })
+    })
 }
 
 /// Whether a row is a bound or a reference, not anyone's measurement

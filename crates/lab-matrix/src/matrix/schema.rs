@@ -489,6 +489,17 @@ pub struct FioJobDef {
     pub options: Option<FioOptions>,
 }
 
+/// The direction a fio `rw=` moves data: `read`, `write`, `both` for a
+/// mixed job, or `trim`. fio's default is a sequential read.
+pub fn fio_direction(rw: &str) -> &'static str {
+    match rw {
+        "write" | "randwrite" | "trimwrite" => "write",
+        "rw" | "readwrite" | "randrw" => "both",
+        "trim" | "randtrim" => "trim",
+        _ => "read",
+    }
+}
+
 /// A fio workload. Every value may be a template. The named fields,
 /// any other fio option written beside them (`time_based: 1`,
 /// `directory: /mnt/xfs`, `iodepth_batch_submit: 8`) and `options` are

@@ -58,12 +58,21 @@ pub(super) fn column_metrics(
             .map(|u| u.kind);
         // The column's own words only: a caption names the table, not
         // each column.
+        // The row's label comes first when it names one (`READ` of
+        // `READ: bw=...` says whose bandwidth it is, whatever the
+        // workload does).
         let own = row_metric(&col.name, unit, "", ctx);
-        let named = match own {
-            Err(_) if !family.is_empty() && !col.name.starts_with('#') => {
-                row_metric(&format!("{family} {}", col.name), unit, "", ctx)
+        let named = if family.is_empty() {
+            own
+        } else {
+            let unnamed = col.name.starts_with('#');
+            let name = if unnamed { "" } else { col.name.as_str() };
+            match row_metric(&format!("{family} {name}"), unit, "", ctx) {
+                Ok(m) => Ok(m),
+                // `#2` is named by nothing but its row.
+                Err(w) if unnamed => Err(w),
+                Err(_) => own,
             }
-            r => r,
         };
         // `#2` is a column the mail left unnamed: its unit alone is no
         // reason to read the row as a family of metrics.

@@ -124,6 +124,33 @@ fn rows_keyed_by_three_axes_bind_one_cell_per_config() {
     );
 }
 
+/// A write's number never binds to a job that only reads: the cells
+/// measure something else, and the binding says so.
+#[test]
+fn a_metric_of_another_direction_binds_nothing() {
+    let m = matrix(
+        "  - source: {message-id: x@y}
+    row_axes: [io_poll, io_poll_delay, threads]
+    columns: {base: before, patched: after}
+    metric: write.iops
+    tolerance: 10%
+",
+    )
+    .unwrap();
+    let t = table(
+        &["io_poll", "delay", "threads"],
+        &[("base", Some("k IOPS")), ("patched", Some("k IOPS"))],
+        &[(&["1", "-1", "8"], &[num(13.3), num(14.1)])],
+    );
+    let plan = m.plan().unwrap();
+    for b in bind(1, &m.claims[0], &t, &plan, &[]) {
+        match &b.target {
+            Target::Unbound(why) => assert!(why.contains("does not write"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+    }
+}
+
 #[test]
 fn group_headers_rows_of_variants_and_columns_of_axis_values() {
     let m = matrix(

@@ -117,6 +117,9 @@ const MAX_QUOTE: usize = 1024;
 pub fn commands(text: &str) -> Vec<Found> {
     let mut out = Vec::new();
     let mut looped: Option<Loop> = None;
+    // `devices="/dev/ram0 /dev/mapper/a"`, `devices+=" /dev/mapper/b"`:
+    // what a later `for dev in $devices` loops over.
+    let mut vars: Vec<(String, String)> = Vec::new();
     for l in logical_lines(text) {
         // A "command" longer than the claims reader's longest line is a
         // pasted blob, not something a person typed (and splitting it
@@ -129,7 +132,15 @@ pub fn commands(text: &str) -> Vec<Found> {
             if stmt.is_empty() {
                 continue;
             }
-            if let Some(lp) = loop_header(stmt) {
+            if let Some((name, append, value)) = assignment(stmt) {
+                match vars.iter_mut().find(|(n, _)| *n == name) {
+                    Some((_, v)) if append => v.push_str(&value),
+                    Some((_, v)) => *v = value,
+                    None => vars.push((name, value)),
+                }
+                continue;
+            }
+            if let Some(lp) = loop_header(stmt, &vars) {
                 looped = Some(lp);
                 continue;
             }
@@ -169,8 +180,36 @@ pub fn commands(text: &str) -> Vec<Found> {
     out
 }
 
-/// `for d in 1 5 10` (with or without `; do`), `for d in $(seq 1 3)`.
-fn loop_header(stmt: &str) -> Option<Loop> {
+/// `name=value` or `name+=value` alone on a statement: a shell
+/// variable set (quotes taken off), not a command.
+fn assignment(stmt: &str) -> Option<(String, bool, String)> {
+    let (name, value) = stmt.split_once('=')?;
+    let (name, append) = match name.strip_suffix('+') {
+        Some(n) => (n, true),
+        None => (name, false),
+    };
+    let plain = !name.is_empty()
+        && name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    let value = value.trim();
+    let quoted = value.len() >= 2
+        && (value.starts_with('"') && value.ends_with('"')
+            || value.starts_with('\'') && value.ends_with('\''));
+    // `a=1 fio ...` sets a variable for one command: that is the command.
+    if !plain || (!quoted && value.contains(char::is_whitespace)) {
+        return None;
+    }
+    let value = if quoted {
+        &value[1..value.len() - 1]
+    } else {
+        value
+    };
+    Some((name.to_string(), append, value.to_string()))
+}
+
+/// `for d in 1 5 10` (with or without `; do`), `for d in $(seq 1 3)`,
+/// `for dev in $devices` (a variable set before).
+fn loop_header(stmt: &str, vars: &[(String, String)]) -> Option<Loop> {
     let rest = stmt.strip_prefix("for ")?;
     let (var, rest) = rest.trim().split_once(' ')?;
     let list = rest.trim().strip_prefix("in ")?;
@@ -178,6 +217,14 @@ fn loop_header(stmt: &str) -> Option<Loop> {
     let words = words(list);
     let mut values = Vec::new();
     for w in words {
+        let name = w
+            .strip_prefix("${")
+            .and_then(|n| n.strip_suffix('}'))
+            .or_else(|| w.strip_prefix('$'));
+        if let Some((_, v)) = name.and_then(|n| vars.iter().find(|(k, _)| k == n)) {
+            values.extend(v.split_whitespace().map(String::from));
+            continue;
+        }
         match seq(&w) {
             Some(s) => values.extend(s),
             None => values.push(w),
@@ -400,6 +447,18 @@ mod tests {
         assert_eq!(c[2].line, 5);
         assert!(c[3].looped.is_none());
         assert_eq!(substitute("delay$d $dev", "d", "5"), "delay5 $dev");
+    }
+
+    #[test]
+    fn loops_over_a_variable_set_before() {
+        let t = "devices=\"/dev/ram0 /dev/mapper/a \"\ndevices+=\"/dev/mapper/b\"\nRUNS=3 fio --name=x\nfor dev in $devices; do\n  fio --filename=$dev | grep READ\ndone\n";
+        let c = commands(t);
+        // The assignments are no commands; `RUNS=3 fio` is one.
+        assert_eq!(c.len(), 2, "{c:#?}");
+        assert_eq!(
+            c[1].looped.as_ref().unwrap().values,
+            vec!["/dev/ram0", "/dev/mapper/a", "/dev/mapper/b"]
+        );
     }
 
     #[test]

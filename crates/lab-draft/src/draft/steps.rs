@@ -225,6 +225,17 @@ fn fill_step(s: &mut Step, with: &str) {
 /// Read one pipeline; the axis name a marked word lands in, if any.
 /// Each program lab can run has its own reader below.
 fn read(p: &[Simple], src: &Src, into: &mut Scan) -> Option<String> {
+    // `fio ... | grep READ`: what ran is before the filters of its output.
+    const FILTERS: [&str; 12] = [
+        "grep", "egrep", "awk", "sed", "head", "tail", "cut", "sort", "uniq", "tr", "wc", "less",
+    ];
+    let filter = |s: &Simple| {
+        s.words
+            .first()
+            .is_some_and(|w| FILTERS.contains(&w.rsplit('/').next().unwrap_or(w)))
+    };
+    let ran = p.len() - p.iter().rev().take_while(|s| filter(s)).count();
+    let p = &p[..ran.max(1)];
     let last = p.last()?;
     let w: Vec<&str> = last.words.iter().map(String::as_str).collect();
     let prog = w[0].rsplit('/').next().unwrap_or(w[0]);

@@ -18,9 +18,10 @@ pub(super) fn workloads(
     own: &str,
 ) {
     for (name, values, src) in &scan.axes {
+        // A loop over the mail's devices runs over lab's stand-ins.
         p.run_axes.push((
             name.clone(),
-            values.clone(),
+            values.iter().map(|v| dv.map(v)).collect(),
             Some(format!("from the loop \"{}\"", src.quote)),
         ));
     }

@@ -13,7 +13,13 @@ pub(super) struct Devices {
     nvme: u32,
     /// The mail's other disks (`/dev/sdb`), which become NVMe here.
     foreign: Vec<String>,
+    /// The mail's RAM disks (`/dev/ram0` of brd, `/dev/pmem0`), which
+    /// become memory-backed null_blk devices here, by their index.
+    ram: Vec<(String, u32)>,
 }
+
+/// Block devices in memory: a RAM disk is a memory-backed null_blk.
+const IN_MEMORY: [&str; 2] = ["ram", "pmem"];
 
 impl Devices {
     pub(super) fn new(scan: &Scan, lower: &str) -> Devices {
@@ -51,9 +57,18 @@ impl Devices {
             nullb: 0,
             nvme: 0,
             foreign: vec![],
+            ram: vec![],
         };
         for d in &names {
-            if let Some(i) = idx(d, "nullb") {
+            let ram = IN_MEMORY.iter().find_map(|pre| {
+                d.strip_prefix(pre)
+                    .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+                    .and_then(|n| n.parse::<u32>().ok())
+            });
+            if let Some(i) = ram {
+                dv.ram.push((d.clone(), i));
+                dv.nullb = dv.nullb.max(i + 1);
+            } else if let Some(i) = idx(d, "nullb") {
                 dv.nullb = dv.nullb.max(i + 1);
             } else if let Some(i) = idx(d, "nvme").or_else(|| idx(d, "ng")) {
                 // ngXnY: NVMe X's generic character device (passthrough).
@@ -86,6 +101,14 @@ impl Devices {
     /// The device lab has for one the mail names.
     pub(super) fn map(&self, s: &str) -> String {
         let mut out = s.to_string();
+        for (d, i) in &self.ram {
+            out = out
+                .replace(&format!("/dev/{d}"), &format!("/dev/nullb{i}"))
+                .replace(
+                    &format!("/sys/block/{d}/"),
+                    &format!("/sys/block/nullb{i}/"),
+                );
+        }
         for f in &self.foreign {
             out = out
                 .replace(&format!("/dev/{f}"), "/dev/nvme0n1")
@@ -201,6 +224,11 @@ pub(super) fn boot(p: &mut Proposal, scan: &Scan, dv: &Devices, f: &facts::Facts
     for f in &dv.foreign {
         p.boot_notes.push(format!(
             "The mail's /dev/{f} is /dev/nvme0n1 here, an emulated NVMe drive in memory."
+        ));
+    }
+    for (d, i) in &dv.ram {
+        p.boot_notes.push(format!(
+            "The mail's RAM disk /dev/{d} is /dev/nullb{i} here, a memory-backed null_blk device of 1 GiB."
         ));
     }
 }
@@ -376,13 +404,19 @@ pub(super) fn setup(p: &mut Proposal, scan: &Scan, dv: &Devices, lower: &str, su
         let mut s = s.clone();
         match &mut s {
             Step::Module { module, .. } if module == "null_blk" => continue,
+            // brd's disks are null_blk's here (see [`Devices::map`]).
+            Step::Module { module, .. } if module == "brd" && !dv.ram.is_empty() => continue,
             Step::Module { params, .. } if params.is_empty() => continue,
             Step::Dm { target, .. } => match target {
                 DmTarget::Table(t) => {
                     // A raw table is passed as written: its size must be a number.
                     let w = shell::words(t);
                     let mut fixed = dv.map(t);
-                    if let Some(len) = w.get(1).filter(|l| l.parse::<u64>().is_err()) {
+                    // Sized by a command, or bigger than lab's 1 GiB devices.
+                    let resize = w.get(1).filter(|l| {
+                        l.parse::<u64>().is_ok_and(|n| n > 2097152) || l.parse::<u64>().is_err()
+                    });
+                    if let Some(len) = resize {
                         fixed = fixed.replacen(&dv.map(len), "2097152", 1);
                         p.boot_notes.push(format!("The table \"{t}\" is sized 2097152 sectors here: lab's devices are 1 GiB."));
                     }

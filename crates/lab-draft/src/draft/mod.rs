@@ -351,7 +351,7 @@ fn propose(msgs: &[Read], tables: &[ClaimTable], opts: &Options) -> Proposal {
     p.perf = scan.perf_events.clone();
     p.perf_system_wide = scan.perf_system_wide;
     let bare = bare_multiplied(tables, &all);
-    claims(&mut p, tables, &bare);
+    claims(&mut p, tables, &bare, &|s| devices.map(s));
     p.claim_mail = opts.mail_ref.clone();
     p
 }
@@ -425,7 +425,12 @@ fn bare_multiplied(tables: &[ClaimTable], text: &str) -> Vec<usize> {
         .collect()
 }
 
-fn claims(p: &mut Proposal, tables: &[ClaimTable], bare: &[usize]) {
+fn claims(
+    p: &mut Proposal,
+    tables: &[ClaimTable],
+    bare: &[usize],
+    device: &dyn Fn(&str) -> String,
+) {
     // A templated rw takes its axis's values.
     let rws = |j: &workload::Job| -> Vec<&'static str> {
         let rw = j.get("rw").unwrap_or("read");
@@ -456,6 +461,7 @@ fn claims(p: &mut Proposal, tables: &[ClaimTable], bare: &[usize]) {
         measured_by: &p.measured_by,
         subject: &p.description,
         bare_multiplied: bare,
+        device,
     };
     for (i, t) in tables.iter().enumerate() {
         match claim::draft(i + 1, t, &ctx) {

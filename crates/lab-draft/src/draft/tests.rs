@@ -676,3 +676,64 @@ fn group_lines_bind_their_bw_column_per_direction() {
         d.yaml
     );
 }
+
+/// A RAM disk (brd's /dev/ram0) is a memory-backed null_blk here, the
+/// dm tables over it are cut to lab's 1 GiB, a loop over a variable of
+/// devices is an axis, `fio ... | grep WRITE` is fio, and each number
+/// binds to the device its caption names.
+#[test]
+fn a_ram_disk_loop_binds_each_device_it_wrote_to() {
+    let (d, m, plan) = drafted("new/ramdisk-device-loop.eml", false);
+    assert_eq!(
+        axis(&m, "d"),
+        ["/dev/nullb0", "/dev/mapper/plain", "/dev/mapper/inline"],
+        "{}",
+        d.yaml
+    );
+    let said: String = d
+        .yaml
+        .lines()
+        .filter(|l| !l.trim_start().starts_with('#'))
+        .collect();
+    assert!(
+        !said.contains("/dev/ram0") && !said.contains("brd"),
+        "{}",
+        d.yaml
+    );
+    assert!(d.yaml.contains("0 2097152 crypt"), "{}", d.yaml);
+    assert_eq!((d.claims, d.values), (3, 3), "{}", d.yaml);
+    let t =
+        crate::mail::claims::extract(&std::fs::read(data("new/ramdisk-device-loop.eml")).unwrap())
+            .unwrap();
+    let commands = crate::matrix::claims::command_metrics(&m);
+    let mut got = Vec::new();
+    for (k, c) in m.claims.iter().enumerate() {
+        for b in crate::matrix::claims::bind(k + 1, c, &t[c.table.value - 1], &plan, &commands) {
+            let crate::matrix::claims::Target::Cells(cells) = &b.target else {
+                panic!("{b:?}");
+            };
+            assert_eq!(cells.len(), 1, "{b:?}");
+            got.push((b.metric.clone(), b.claimed, cells[0].clone()));
+        }
+    }
+    assert_eq!(
+        got,
+        [
+            (
+                "write.bw".to_string(),
+                Some(900.0),
+                "x86_64-after:d=/dev/nullb0".to_string()
+            ),
+            (
+                "write.bw".into(),
+                Some(41.0),
+                "x86_64-after:d=/dev/mapper/plain".into()
+            ),
+            (
+                "write.bw".into(),
+                Some(310.0),
+                "x86_64-after:d=/dev/mapper/inline".into()
+            ),
+        ]
+    );
+}

@@ -97,6 +97,8 @@ pub fn clean(j: &FioJob, device: &dyn Fn(&str) -> String) -> Job {
         }
         match k.as_str() {
             "filename" => out.set(k, &device(&unvar_mapper(v)), None),
+            // fio's other name for `rw`.
+            "readwrite" => out.set("rw", v, None),
             "cpus_allowed"
             | "cpus_allowed_policy"
             | "cpumask"

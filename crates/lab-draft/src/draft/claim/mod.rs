@@ -96,6 +96,9 @@ pub struct Ctx<'a> {
     /// Tables (from 1) whose numbers the mail writes with a multiplier
     /// and no unit (`155K`).
     pub bare_multiplied: &'a [usize],
+    /// The device lab has for one the mail names (`/dev/ram0` is
+    /// `/dev/nullb0`), so a caption names the axis value it measured.
+    pub device: &'a dyn Fn(&str) -> String,
 }
 
 /// Draft the claim for table `n` (from 1); Err says why there is none.
@@ -523,6 +526,7 @@ fn metric_and_unit(
 /// Conditions from the caption: an axis value it names, the command
 /// above the numbers, an arch or HZ.
 fn conditions(c: &mut ClaimDraft, caption: &str, ctx: &Ctx) -> Result<(), String> {
+    let caption = &(ctx.device)(caption);
     // "Results at 1ms:", "QD32 numbers": the caption names one value of
     // an axis the rows and columns do not run over.
     for (axis, value) in caption_values(caption, ctx) {
@@ -593,6 +597,7 @@ mod tests {
             measured_by: &[],
             subject: "",
             bare_multiplied: &[],
+            device: &|s| s.to_string(),
         };
         let time = Some(UnitKind::Time);
         assert_eq!(metric("IOPS", "", None, &ctx).unwrap(), "read.iops");
@@ -629,6 +634,7 @@ mod tests {
             measured_by: &[],
             subject: "",
             bare_multiplied: &[],
+            device: &|s| s.to_string(),
         };
         assert_eq!(metric("MiB/s", "", None, &mixed).unwrap(), "bw.total");
         assert!(metric("latency", "", time, &mixed).is_err());

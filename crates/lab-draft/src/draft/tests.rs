@@ -59,6 +59,28 @@ fn fio(m: &crate::matrix::Matrix, name: Option<&str>) -> crate::matrix::schema::
     }
 }
 
+/// Each claimed value of a drafted matrix with its metric and the one
+/// cell it binds to (a value bound to none, or to several, fails).
+fn one_cell_each(
+    mail: &str,
+    m: &crate::matrix::Matrix,
+    plan: &crate::matrix::Plan,
+) -> Vec<(String, Option<f64>, String)> {
+    let t = crate::mail::claims::extract(&std::fs::read(data(mail)).unwrap()).unwrap();
+    let commands = crate::matrix::claims::command_metrics(m);
+    let mut got = Vec::new();
+    for (k, c) in m.claims.iter().enumerate() {
+        for b in crate::matrix::claims::bind(k + 1, c, &t[c.table.value - 1], plan, &commands) {
+            let crate::matrix::claims::Target::Cells(cells) = &b.target else {
+                panic!("{b:?}");
+            };
+            assert_eq!(cells.len(), 1, "{b:?}");
+            got.push((b.metric.clone(), b.claimed, cells[0].clone()));
+        }
+    }
+    got
+}
+
 fn s(v: &Option<crate::matrix::Scalar>) -> String {
     v.as_ref().map(|x| x.to_string()).unwrap_or_default()
 }
@@ -634,20 +656,7 @@ fn numbers_under_a_command_bind_to_the_device_it_opened() {
 fn group_lines_bind_their_bw_column_per_direction() {
     let (d, m, plan) = drafted("new/group-lines-before-after.eml", false);
     assert_eq!((d.claims, d.values), (2, 4), "{}", d.yaml);
-    let t = crate::mail::claims::extract(
-        &std::fs::read(data("new/group-lines-before-after.eml")).unwrap(),
-    )
-    .unwrap();
-    let commands = crate::matrix::claims::command_metrics(&m);
-    let mut got = Vec::new();
-    for (k, c) in m.claims.iter().enumerate() {
-        for b in crate::matrix::claims::bind(k + 1, c, &t[c.table.value - 1], &plan, &commands) {
-            let crate::matrix::claims::Target::Cells(cells) = &b.target else {
-                panic!("{b:?}");
-            };
-            got.push((b.metric.clone(), b.claimed, cells[0].clone()));
-        }
-    }
+    let got = one_cell_each("new/group-lines-before-after.eml", &m, &plan);
     assert_eq!(
         got,
         [
@@ -702,20 +711,7 @@ fn a_ram_disk_loop_binds_each_device_it_wrote_to() {
     );
     assert!(d.yaml.contains("0 2097152 crypt"), "{}", d.yaml);
     assert_eq!((d.claims, d.values), (3, 3), "{}", d.yaml);
-    let t =
-        crate::mail::claims::extract(&std::fs::read(data("new/ramdisk-device-loop.eml")).unwrap())
-            .unwrap();
-    let commands = crate::matrix::claims::command_metrics(&m);
-    let mut got = Vec::new();
-    for (k, c) in m.claims.iter().enumerate() {
-        for b in crate::matrix::claims::bind(k + 1, c, &t[c.table.value - 1], &plan, &commands) {
-            let crate::matrix::claims::Target::Cells(cells) = &b.target else {
-                panic!("{b:?}");
-            };
-            assert_eq!(cells.len(), 1, "{b:?}");
-            got.push((b.metric.clone(), b.claimed, cells[0].clone()));
-        }
-    }
+    let got = one_cell_each("new/ramdisk-device-loop.eml", &m, &plan);
     assert_eq!(
         got,
         [

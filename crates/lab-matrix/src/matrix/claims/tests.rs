@@ -86,23 +86,30 @@ fn cells(b: &Binding) -> Vec<&str> {
     }
 }
 
-#[test]
-fn rows_keyed_by_three_axes_bind_one_cell_per_config() {
-    let m = matrix(
-        "  - source: {message-id: x@y}
+/// A claim of rows keyed by the three run axes, base and patched columns.
+fn keyed_by_three_axes() -> String {
+    "  - source: {message-id: x@y}
     row_axes: [io_poll, io_poll_delay, threads]
     columns: {base: before, patched: after}
     metric: read.iops
     tolerance: 10%
     conditions: {hz: 1000}
-",
-    )
-    .unwrap();
-    let t = table(
+"
+    .into()
+}
+
+fn three_keys_table() -> ClaimTable {
+    table(
         &["io_poll", "delay", "threads"],
         &[("base", Some("k IOPS")), ("patched", Some("k IOPS"))],
         &[(&["1", "-1", "8"], &[num(13.3), num(14.1)])],
-    );
+    )
+}
+
+#[test]
+fn rows_keyed_by_three_axes_bind_one_cell_per_config() {
+    let m = matrix(&keyed_by_three_axes()).unwrap();
+    let t = three_keys_table();
     let plan = m.plan().unwrap();
     let b = bind(1, &m.claims[0], &t, &plan, &[]);
     assert_eq!(b.len(), 2);
@@ -128,22 +135,9 @@ fn rows_keyed_by_three_axes_bind_one_cell_per_config() {
 /// measure something else, and the binding says so.
 #[test]
 fn a_metric_of_another_direction_binds_nothing() {
-    let m = matrix(
-        "  - source: {message-id: x@y}
-    row_axes: [io_poll, io_poll_delay, threads]
-    columns: {base: before, patched: after}
-    metric: write.iops
-    tolerance: 10%
-",
-    )
-    .unwrap();
-    let t = table(
-        &["io_poll", "delay", "threads"],
-        &[("base", Some("k IOPS")), ("patched", Some("k IOPS"))],
-        &[(&["1", "-1", "8"], &[num(13.3), num(14.1)])],
-    );
+    let m = matrix(&keyed_by_three_axes().replace("read.iops", "write.iops")).unwrap();
     let plan = m.plan().unwrap();
-    for b in bind(1, &m.claims[0], &t, &plan, &[]) {
+    for b in bind(1, &m.claims[0], &three_keys_table(), &plan, &[]) {
         match &b.target {
             Target::Unbound(why) => assert!(why.contains("does not write"), "{why}"),
             other => panic!("{other:?}"),

@@ -144,6 +144,16 @@ fn rows() -> Vec<Row> {
             &["m.yaml:15:", "filename '/mnt/f'", "not under a directory a mount step mounts"],
         ),
         plan_row(
+            "fio on a file of a mount, with no size to make it",
+            with(
+                "  - dm: {name: d, target: delay, device: /dev/nullb0, read_ms: \"{{ delay }}\", write_ms: \"{{ delay }}\"}",
+                "  - mkfs: {fs: xfs, device: /dev/nullb0}\n  - mount: {device: /dev/nullb0, dir: /mnt/x}",
+            )
+            .replace("filename: /dev/mapper/d,", "filename: /mnt/x/f,"),
+            3,
+            &["m.yaml:", "filename '/mnt/x/f'", "fio makes a file only when told its size"],
+        ),
+        plan_row(
             "fio on an NVMe namespace the boot lacks",
             with("filename: /dev/mapper/d,", "filename: /dev/nvme0n1,"),
             3,

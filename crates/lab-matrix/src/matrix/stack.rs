@@ -188,9 +188,9 @@ pub fn check_cell(
             ));
         }
     };
-    for file in files {
+    for file in &files {
         if file.starts_with("/dev/") {
-            if !d.has(&file) {
+            if !d.has(file) {
                 return Err(CellError::workload(
                     format!(
                         "filename '{file}': no device of the boot and no setup step makes it \
@@ -200,7 +200,7 @@ pub fn check_cell(
                     true,
                 ));
             }
-        } else if !d.mounts.iter().any(|m| under(&file, m)) {
+        } else if !d.mounts.iter().any(|m| under(file, m)) {
             let mounts = if d.mounts.is_empty() {
                 "none".to_string()
             } else {
@@ -214,6 +214,27 @@ pub fn check_cell(
                 true,
             ));
         }
+    }
+    // fio makes a file only when told how big (it fails with "you need
+    // to specify size=" after the kernels are built).
+    let sized = f.size.is_some()
+        || ["size", "filesize", "io_size"]
+            .iter()
+            .any(|k| f.extra.contains_key(*k))
+        || f.options.is_some()
+        || !f.jobs.is_empty();
+    if let Some(file) = files
+        .iter()
+        .find(|f| !f.starts_with("/dev/"))
+        .filter(|_| !sized)
+    {
+        return Err(CellError::workload(
+            format!(
+                "filename '{file}': fio makes a file only when told its size; give size: (or \
+                 filesize:), small enough that every job's file fits the device"
+            ),
+            false,
+        ));
     }
     Ok(())
 }

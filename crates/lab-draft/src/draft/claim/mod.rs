@@ -589,6 +589,16 @@ mod tests {
         assert_eq!(side("iodepth"), Side::Unknown);
     }
 
+    /// A row named after the subject's own word is the patched kernel,
+    /// unless the word is what the row measures.
+    #[test]
+    fn rows_named_by_the_patch() {
+        let subject = "[PATCH] dm delay: use a kthread instead of timers";
+        assert!(names_the_patch("Kthread", subject));
+        let subject = "[PATCH] xfs: Remove i_rwsem lock in buffered read";
+        assert!(!names_the_patch("READ", subject));
+    }
+
     #[test]
     fn metrics_from_words() {
         let ctx = Ctx {

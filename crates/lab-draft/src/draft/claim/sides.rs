@@ -103,10 +103,24 @@ pub fn names_the_patch(label: &str, subject: &str) -> bool {
         "block", "patch", "with", "from", "into", "when", "this", "that", "the", "and", "for",
         "use",
     ];
+    // What a row measures is no kernel: `READ` under "xfs: Remove
+    // i_rwsem lock in buffered read" is fio's read direction.
+    const MEASURES: [&str; 10] = [
+        "read",
+        "reads",
+        "write",
+        "writes",
+        "trim",
+        "iops",
+        "latency",
+        "bandwidth",
+        "throughput",
+        "mixed",
+    ];
     let words = |s: &str| -> Vec<String> {
         s.to_ascii_lowercase()
             .split(|c: char| !c.is_ascii_alphanumeric())
-            .filter(|w| w.len() >= 4 && !COMMON.contains(w))
+            .filter(|w| w.len() >= 4 && !COMMON.contains(w) && !MEASURES.contains(w))
             .map(String::from)
             .collect()
     };

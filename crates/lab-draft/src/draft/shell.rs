@@ -133,10 +133,14 @@ pub fn commands(text: &str) -> Vec<Found> {
                 continue;
             }
             if let Some((name, append, value)) = assignment(stmt) {
+                // A person's script sets a few; a pasted blob of
+                // thousands must not make each lookup cost them all.
+                let room = vars.len() < MAX_VARS;
                 match vars.iter_mut().find(|(n, _)| *n == name) {
-                    Some((_, v)) if append => v.push_str(&value),
-                    Some((_, v)) => *v = value,
-                    None => vars.push((name, value)),
+                    Some((_, v)) if append && v.len() < MAX_VAR => v.push_str(&value),
+                    Some((_, v)) if !append => *v = value,
+                    None if room => vars.push((name, value)),
+                    _ => {}
                 }
                 continue;
             }
@@ -179,6 +183,11 @@ pub fn commands(text: &str) -> Vec<Found> {
     }
     out
 }
+
+/// The most shell variables, and the longest value, a mail's commands
+/// are read with.
+const MAX_VARS: usize = 64;
+const MAX_VAR: usize = 4096;
 
 /// `name=value` or `name+=value` alone on a statement: a shell
 /// variable set (quotes taken off), not a command.
@@ -459,6 +468,21 @@ mod tests {
             c[1].looped.as_ref().unwrap().values,
             vec!["/dev/ram0", "/dev/mapper/a", "/dev/mapper/b"]
         );
+    }
+
+    /// A blob of assignments is read with a bounded table: the first
+    /// variables expand, the ones past the bound stay words.
+    #[test]
+    fn variables_are_bounded() {
+        let mut t: String = (0..100)
+            .map(|i| format!("v{i}=\"/dev/ram{i}\"\n"))
+            .collect();
+        t.push_str(
+            "for d in $v1; do fio --filename=$d; done\nfor d in $v99; do fio --filename=$d; done\n",
+        );
+        let c = commands(&t);
+        assert_eq!(c[0].looped.as_ref().unwrap().values, vec!["/dev/ram1"]);
+        assert_eq!(c[1].looped.as_ref().unwrap().values, vec!["$v99"]);
     }
 
     #[test]

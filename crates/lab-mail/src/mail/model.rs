@@ -119,17 +119,29 @@ pub enum Value {
     Missing,
 }
 
+/// The unit of a row's value in `column`: its cell's, else its row's,
+/// else its column's, else the table's (`table`). A table and a table
+/// still being read resolve it the same way.
+pub fn value_unit<'a>(
+    row: &'a Row,
+    column: usize,
+    columns: &'a [Column],
+    table: Option<&'a Unit>,
+) -> Option<&'a Unit> {
+    let cell = match row.values.get(column) {
+        Some(Value::Number { unit: Some(u), .. }) => Some(u),
+        _ => None,
+    };
+    cell.or(row.unit.as_ref())
+        .or(columns.get(column).and_then(|c| c.unit.as_ref()))
+        .or(table)
+}
+
 impl ClaimTable {
     /// The unit of a value: its cell's, else its row's, else its
     /// column's, else the table's.
     pub fn unit_of<'a>(&'a self, row: &'a Row, column: usize) -> Option<&'a Unit> {
-        let cell = match row.values.get(column) {
-            Some(Value::Number { unit: Some(u), .. }) => Some(u),
-            _ => None,
-        };
-        cell.or(row.unit.as_ref())
-            .or(self.columns.get(column).and_then(|c| c.unit.as_ref()))
-            .or(self.unit.as_ref())
+        value_unit(row, column, &self.columns, self.unit.as_ref())
     }
 
     /// The index of a column by name, ignoring case and spaces at the ends.

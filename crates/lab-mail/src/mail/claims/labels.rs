@@ -102,7 +102,7 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
 /// A label that names what a run measured: `Time`, `Elapsed`, `Avg
 /// latency`, `Throughput`, `Score`.
 fn names_a_measure(label: &str) -> bool {
-    const MEASURES: [&str; 12] = [
+    const MEASURES: [&str; 11] = [
         "time",
         "elapsed",
         "latency",
@@ -114,7 +114,6 @@ fn names_a_measure(label: &str) -> bool {
         "average",
         "mean",
         "median",
-        "total time",
     ];
     let l = label.trim().to_lowercase();
     MEASURES
@@ -434,14 +433,7 @@ pub(super) fn is_parameter(label: &str) -> bool {
 /// something (`set to`): whatever layout took the line (two such lines
 /// under a title read as a grid), it says what was run.
 pub(super) fn drop_parameter_lines(block: &[Line], drafts: &mut [Draft]) {
-    let Some(first) = block.first().map(|l| l.no) else {
-        return;
-    };
-    let text = |no: usize| {
-        no.checked_sub(first)
-            .and_then(|i| block.get(i))
-            .map(|l| l.text)
-    };
+    let text = |no: usize| super::index_in(block, no).map(|i| block[i].text);
     for d in drafts
         .iter_mut()
         .filter(|d| d.kind != Some(ClaimKind::Prose))

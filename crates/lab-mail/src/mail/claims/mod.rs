@@ -353,6 +353,13 @@ fn blocks<'a, 'b>(lines: &'a [Line<'b>]) -> Vec<&'a [Line<'b>]> {
     out
 }
 
+/// The index in `block` of its line numbered `no` (from 1, in the
+/// message body), if the block holds it.
+fn index_in(block: &[Line], no: usize) -> Option<usize> {
+    let first = block.first()?.no;
+    no.checked_sub(first).filter(|&i| i < block.len())
+}
+
 /// The claims in one block; `before` is the block above it, at another
 /// quote depth, which may introduce its first table.
 fn in_block(block: &[Line], before: &[Line], origin: &std::sync::Arc<Origin>) -> Vec<ClaimTable> {

@@ -395,9 +395,10 @@ fn measured_numbers(
         let by_default = word_after(1) == "by" && word_after(2) == "default";
         // `set to 15ms`, `configured at 50%`, `the default duration as
         // 10ms`: a value given to something, not one it gave.
-        let assigned = ends_assigning(&s[..n.at.min(s.len())]);
+        let before = &s[..n.at.min(s.len())];
+        let assigned = ends_assigning(before);
         // `0.4 * 512 = 204.8 ms`: worked out on paper, not measured.
-        let worked_out = worked_out(&s[..n.at.min(s.len())]);
+        let worked_out = worked_out(before);
         // `at 1 ms delay`: the time is a setting.
         let setting = unit.kind == UnitKind::Time
             && (SETTINGS.contains(&word_after(1).trim_end_matches(['.', ',', 's']))
@@ -430,8 +431,9 @@ fn measured_numbers(
             "difference",
             "delta",
         ];
-        let change = unit.kind == UnitKind::Percent
-            && CHANGE.contains(&word_after(1).trim_end_matches(['.', ',', 's']));
+        let names_change =
+            |a: usize| CHANGE.contains(&word_after(a).trim_end_matches(['.', ',', 's']));
+        let change = unit.kind == UnitKind::Percent && names_change(1);
         if introduces && !change {
             continue;
         }
@@ -440,8 +442,7 @@ fn measured_numbers(
         // the thing is; `a 10% (throughput) improvement` says what
         // changed.
         let noun = word_after(1);
-        let changed =
-            (1..=2).any(|a| CHANGE.contains(&word_after(a).trim_end_matches(['.', ',', 's'])));
+        let changed = (1..=2).any(names_change);
         let attribute = ["a", "an", "the", "whole", "each"].contains(&word_before(1).as_str())
             && noun.chars().next().is_some_and(char::is_alphabetic)
             && !changed

@@ -10,7 +10,7 @@
 
 use super::lines::Line;
 use super::{Draft, tokens};
-use crate::mail::model::{ClaimKind, UnitKind, Value};
+use crate::mail::model::{ClaimKind, UnitKind, Value, value_unit};
 
 /// Takes out of `drafts` the rows of the tables that hold no unit of
 /// time, speed or events and sit in a paragraph (lines between blank
@@ -19,9 +19,6 @@ use crate::mail::model::{ClaimKind, UnitKind, Value};
 /// them. A trace's accounting (`Reads Queued: 5, 20KiB`) counts as many
 /// requests as it sizes, and stays. Prose is left to its own reader.
 pub(super) fn drop_listings(block: &[Line], drafts: &mut [Draft]) {
-    let Some(first) = block.first().map(|l| l.no) else {
-        return;
-    };
     // The paragraph of each line of the block.
     let mut paragraph = Vec::with_capacity(block.len());
     let mut p = 0;
@@ -31,11 +28,7 @@ pub(super) fn drop_listings(block: &[Line], drafts: &mut [Draft]) {
         }
         paragraph.push(p);
     }
-    let of_line = |no: usize| {
-        no.checked_sub(first)
-            .and_then(|i| paragraph.get(i))
-            .copied()
-    };
+    let of_line = |no: usize| super::index_in(block, no).map(|i| paragraph[i]);
     // A table with a time, rate or count of events in it measured a run.
     let timed: Vec<bool> = drafts
         .iter()
@@ -66,9 +59,8 @@ pub(super) fn drop_listings(block: &[Line], drafts: &mut [Draft]) {
             sizes[p] += row.keys.iter().map(|k| sizes_in(k)).sum::<usize>();
             // `827G`, `1.3T` (`df -h`, `du -h`, compsize): sizes as
             // people print them, the multiplier alone.
-            let mut human = block
-                .get(row.line - first)
-                .map_or(0, |l| human_sizes(l.text));
+            let mut human =
+                super::index_in(block, row.line).map_or(0, |i| human_sizes(block[i].text));
             for k in kinds(d, row) {
                 match k {
                     Some(UnitKind::Size) => sizes[p] += 1,
@@ -120,15 +112,9 @@ fn kinds<'a>(
     d: &'a Draft,
     row: &'a crate::mail::model::Row,
 ) -> impl Iterator<Item = Option<UnitKind>> + 'a {
-    row.values.iter().enumerate().filter_map(move |(c, v)| {
-        let Value::Number { unit, .. } = v else {
-            return None;
-        };
-        let unit = unit
-            .as_ref()
-            .or(row.unit.as_ref())
-            .or(d.columns.get(c).and_then(|c| c.unit.as_ref()))
-            .or(d.unit.as_ref());
-        Some(unit.map(|u| u.kind))
-    })
+    row.values
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| matches!(v, Value::Number { .. }))
+        .map(move |(c, _)| value_unit(row, c, &d.columns, d.unit.as_ref()).map(|u| u.kind))
 }

@@ -413,9 +413,9 @@ pub(super) fn setup(p: &mut Proposal, scan: &Scan, dv: &Devices, lower: &str, su
                     let w = shell::words(t);
                     let mut fixed = dv.map(t);
                     // Sized by a command, or bigger than lab's 1 GiB devices.
-                    let resize = w.get(1).filter(|l| {
-                        l.parse::<u64>().is_ok_and(|n| n > 2097152) || l.parse::<u64>().is_err()
-                    });
+                    let resize = w
+                        .get(1)
+                        .filter(|l| !matches!(l.parse::<u64>(), Ok(n) if n <= 2097152));
                     if let Some(len) = resize {
                         fixed = fixed.replacen(&dv.map(len), "2097152", 1);
                         p.boot_notes.push(format!("The table \"{t}\" is sized 2097152 sectors here: lab's devices are 1 GiB."));

@@ -357,9 +357,9 @@ pub fn inferred(primary: &str, secondary: &str, file: &str) -> Option<(Job, Vec<
         // `a random read/write job`: one job does both.
         if has("randrw") || (has("mixed") && (reads || writes)) || (reads && writes) {
             Some(("randrw", "mixed"))
-        } else if has("write") || has("writes") || has("randwrite") {
+        } else if writes || has("randwrite") {
             Some((if random { "randwrite" } else { "write" }, "writes"))
-        } else if has("read") || has("reads") || has("randread") {
+        } else if reads || has("randread") {
             Some((if random { "randread" } else { "read" }, "reads"))
         } else {
             None

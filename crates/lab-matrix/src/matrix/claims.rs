@@ -6,7 +6,7 @@
 //! way and tests need no files.
 
 use super::schema::{ClaimDef, ClaimSourceDef, CommandMetricDef, Loc, RowsDef, Scalar, Workload};
-use super::{Matrix, Plan, err_at};
+use super::{CellSpec, Matrix, Plan, err_at};
 use crate::mail::{ClaimTable, Unit, UnitKind, Value};
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
@@ -487,7 +487,9 @@ pub fn bind(
                     b.axes.push((k.clone(), condition_text(v)));
                 }
             }
-            let cells: Vec<String> = plan
+            // `READ: bw=` is no write job's bandwidth: a metric of one
+            // direction binds only to cells whose job moves data that way.
+            let (cells, wrong_way): (Vec<&CellSpec>, Vec<&CellSpec>) = plan
                 .cells
                 .iter()
                 .filter(|c| {
@@ -497,11 +499,9 @@ pub fn bind(
                             .is_some_and(|have| same_value(&have.to_string(), v))
                     })
                 })
-                .map(|c| c.id.clone())
-                .collect();
-            // `READ: bw=` is no write job's bandwidth: a metric of one
-            // direction binds only to cells whose job moves data that way.
-            let (cells, wrong_way) = measuring_cells(plan, cells, &metric);
+                .partition(|c| measures_direction(c, &metric));
+            let ids = |cs: Vec<&CellSpec>| cs.into_iter().map(|c| c.id.clone()).collect::<Vec<_>>();
+            let (cells, wrong_way) = (ids(cells), ids(wrong_way));
             b.target = match (claimed.is_some(), cells.is_empty()) {
                 (true, true) if !wrong_way.is_empty() => Target::Unbound(format!(
                     "{metric}: the job of {} does not {}",
@@ -521,40 +521,33 @@ pub fn bind(
     out
 }
 
-/// The cells whose fio job moves data in the direction `metric` names
-/// (`read.bw`: a job that reads), and the others. A cell with no fio job
-/// or a metric of no direction (`cpu.sys`, a command's) keeps its cells.
-fn measuring_cells(plan: &Plan, cells: Vec<String>, metric: &str) -> (Vec<String>, Vec<String>) {
+/// Whether a cell's fio job moves data in the direction `metric` names
+/// (`read.bw`: a job that reads). A cell with no fio job, a job whose
+/// direction is not plain to see, or a metric of no direction
+/// (`cpu.sys`, a command's) measures it as far as lab can tell.
+fn measures_direction(cell: &CellSpec, metric: &str) -> bool {
     let Some(want) = metric
         .split_once('.')
         .map(|(d, _)| d)
         .filter(|d| matches!(*d, "read" | "write" | "trim"))
     else {
-        return (cells, Vec::new());
+        return true;
     };
-    cells.into_iter().partition(|id| {
-        // Only a job whose direction is plain to see: `rw` (or fio's
-        // default read), no free options, no second job.
-        let job = plan
-            .cells
-            .iter()
-            .find(|c| &c.id == id)
-            .and_then(|c| match &c.workload {
-                Some(Workload::Fio(f))
-                    if f.options.is_none()
-                        && f.jobs.is_empty()
-                        && f.beside.is_empty()
-                        && !f.extra.contains_key("readwrite") =>
-                {
-                    Some(f.rw.as_ref().map_or("read".to_string(), |r| r.to_string()))
-                }
-                _ => None,
-            });
-        job.is_none_or(|rw| {
-            let dir = super::schema::fio_direction(&rw);
-            dir == want || (dir == "both" && want != "trim")
-        })
-    })
+    // Only a job whose direction is plain to see: `rw` (or fio's
+    // default read), no free options, no second job.
+    let rw = match &cell.workload {
+        Some(Workload::Fio(f))
+            if f.options.is_none()
+                && f.jobs.is_empty()
+                && f.beside.is_empty()
+                && !f.extra.contains_key("readwrite") =>
+        {
+            f.rw.as_ref().map_or("read".to_string(), |r| r.to_string())
+        }
+        _ => return true,
+    };
+    let dir = super::schema::fio_direction(&rw);
+    dir == want || (dir == "both" && want != "trim")
 }
 
 /// Whether a row is a bound or a reference, not anyone's measurement

@@ -44,6 +44,7 @@ pub const MAX_LINE: usize = 16 * 1024;
 pub fn readable(body: &str) -> Vec<Line<'_>> {
     let raw: Vec<(usize, &str)> = body.lines().map(unquote).collect();
     let script = fenced_scripts(&raw);
+    let progress = progress_runs(&raw);
     let mut states: Vec<DepthState> = Vec::new();
     let mut out = Vec::with_capacity(raw.len());
     let mut last_depth = 0;
@@ -80,7 +81,7 @@ pub fn readable(body: &str) -> Vec<Line<'_>> {
         if kept == Kept::Text && wrapped_log_record(&raw, i) {
             kept = Kept::Other;
         }
-        let keep = text.len() <= MAX_LINE && kept == Kept::Text && !script[i];
+        let keep = text.len() <= MAX_LINE && kept == Kept::Text && !script[i] && !progress[i];
         out.push(Line {
             depth,
             text: if keep { text } else { "" },
@@ -129,6 +130,51 @@ fn fenced_scripts(raw: &[(usize, &str)]) -> Vec<bool> {
             }
             _ => open = Some((i, depth)),
         }
+    }
+    out
+}
+
+/// A progress meter left in a pasted output: three or more lines in a
+/// row of one shape (`[FSCK] Check node 40299 / 402988 (10.00%)`,
+/// `Writing inode tables: 12/64`) whose count goes up toward a total
+/// that stays the same. Each says how far a run had got, not what it
+/// measured; a result, if any, comes after them.
+fn progress_runs(raw: &[(usize, &str)]) -> Vec<bool> {
+    static FRACTION: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"\b(\d+)\s*(?:/|\bof\b)\s*(\d+)\b").expect("constant regex"));
+    let mut out = vec![false; raw.len()];
+    // (count, total, shape) of a line that holds `a / b` or `a of b`.
+    let reading = |t: &str| -> Option<(u64, u64, String)> {
+        if !t.contains('/') && !t.contains(" of ") {
+            return None;
+        }
+        let c = FRACTION.captures(t)?;
+        let shape: String = t
+            .chars()
+            .filter(|c| !c.is_ascii_digit() && *c != '.' && *c != ' ')
+            .collect();
+        Some((c[1].parse().ok()?, c[2].parse().ok()?, shape))
+    };
+    let mut i = 0;
+    while i < raw.len() {
+        let Some((mut count, total, shape)) = reading(raw[i].1) else {
+            i += 1;
+            continue;
+        };
+        let mut end = i + 1;
+        while let Some(&(depth, t)) = raw.get(end) {
+            match reading(t) {
+                Some((c, n, s)) if depth == raw[i].0 && n == total && c > count && s == shape => {
+                    count = c;
+                    end += 1;
+                }
+                _ => break,
+            }
+        }
+        if end - i >= 3 {
+            out[i..end].iter_mut().for_each(|x| *x = true);
+        }
+        i = end;
     }
     out
 }
@@ -223,11 +269,25 @@ fn keep_line(st: &mut DepthState, text: &str, next: Option<&str>, tail_is_short:
         || is_trace_event(text)
         || is_shell(text)
         || is_dd_progress(text, next)
+        || is_program_log(text)
     {
         Kept::Other
     } else {
         Kept::Text
     }
+}
+
+/// A program's log message, led by its severity (`Info: total FS
+/// sectors = 124528600`, `[ERROR] ...`, `DEBUG:`): like a kernel log
+/// record, it reports what the program found or did, not a measure.
+fn is_program_log(text: &str) -> bool {
+    static LOG: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"^\s*(?:(?:INFO|Info|DEBUG|Debug|WARN|ERROR|Error|FATAL|TRACE)\s?:|\[(?:INFO|DEBUG|WARN|WARNING|ERROR|FATAL|TRACE)\])\s")
+            .expect("constant regex")
+    });
+    text.trim_start()
+        .starts_with(['I', 'D', 'W', 'E', 'F', 'T', '['])
+        && LOG.is_match(text)
 }
 
 /// dd's `status=progress` line, left on the screen above its `N+M

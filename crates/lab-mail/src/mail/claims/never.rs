@@ -69,6 +69,7 @@ fn is_code_or_date(text: &str) -> bool {
             (?:^|\s)--?[A-Za-z][\w-]*=      # an option with a value
             | \\$                             # a continued command
             | [{;]\s*$ | \w\(.*,\s*$          # code
+            | ^\s*\#\s*(?:define|undef|include|if|ifdef|ifndef|elif|else|endif|pragma)\b  # the C preprocessor
             | \b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun),\s
             | \b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?\s+\d{1,2},?\s+(?:19|20)\d\d
             | ^\s*[A-Z][\w.'-]*(?:\s[A-Z][\w.'-]*)*\s\(\d+\):$   # shortlog

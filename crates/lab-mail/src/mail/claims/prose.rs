@@ -399,6 +399,7 @@ fn measured_numbers(
         let assigned = ends_assigning(before);
         // `0.4 * 512 = 204.8 ms`: worked out on paper, not measured.
         let worked_out = worked_out(before);
+        let expected = expected(before);
         // `at 1 ms delay`: the time is a setting.
         let setting = unit.kind == UnitKind::Time
             && (SETTINGS.contains(&word_after(1).trim_end_matches(['.', ',', 's']))
@@ -459,6 +460,7 @@ fn measured_numbers(
             || setting
             || goal
             || worked_out
+            || expected
         {
             continue;
         }
@@ -494,6 +496,21 @@ pub(super) fn ends_assigning(before: &str) -> bool {
     let link = words.next().unwrap_or_default();
     ["to", "at", "as"].contains(&link.as_str())
         && words.take(2).any(|w| ASSIGN.contains(&w.as_str()))
+}
+
+/// Whether the number is what something should, would or may give
+/// (`%util should be 20%`, `latency will be 1.4ms`, `may show 0%`): a
+/// modal verb among the few words before it states an expectation, a
+/// limit or a guess, not what was measured. The clause after the number
+/// does not count (`58.12% is close to what it would show`).
+fn expected(before: &str) -> bool {
+    const MODAL: [&str; 7] = ["should", "would", "will", "could", "may", "might", "must"];
+    before
+        .split_whitespace()
+        .rev()
+        .take(4)
+        .take_while(|w| !w.ends_with([',', ';', ':', '.']))
+        .any(|w| MODAL.contains(&w.to_lowercase().as_str()))
 }
 
 /// Whether the text before a number ends in a sum worked out on

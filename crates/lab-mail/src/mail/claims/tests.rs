@@ -1215,3 +1215,67 @@ fn a_hedged_label_value_is_read() {
     let got = keyed_values(text);
     assert!(got.contains(&("sync speed".to_string(), 180.0)), "{got:?}");
 }
+
+fn values_of(text: &str) -> Vec<f64> {
+    keyed_values(text).iter().map(|g| g.1).collect()
+}
+
+/// A progress meter (a count rising toward a fixed total, line after
+/// line of one shape) is how far a run had got; the result after it
+/// stays. Two lines of one shape are no meter.
+#[test]
+fn progress_meters_are_no_results() {
+    let got = values_of(
+        "[FSCK] Check node 1 / 4000 (0.00%)\n\
+         [FSCK] Check node 400 / 4000 (10.00%)\n\
+         [FSCK] Check node 800 / 4000 (20.00%)\n\
+         [FSCK] Check node 1200 / 4000 (30.00%)\n\
+         \n\
+         fsck total time: 4.2 s\n",
+    );
+    assert_eq!(got, [4.2], "{got:?}");
+    let got = values_of("hits 512 / 1024 (50.0%)\nhits 600 / 1024 (58.6%)\n");
+    assert!(got.contains(&50.0) && got.contains(&58.6), "{got:?}");
+}
+
+/// A program's log message led by its severity reports what it found,
+/// as a kernel log record does.
+#[test]
+fn program_log_messages_are_no_results() {
+    let got = values_of(
+        "Info: Segments per section = 1\n\
+         Info: total FS sectors = 124528600 (60804 MB)\n\
+         [ERROR] retry 3 of 5\n\
+         \n\
+         elapsed: 12.5 s\n",
+    );
+    assert_eq!(got, [12.5], "{got:?}");
+}
+
+/// What something should, will or may give is an expectation; a
+/// measured value in the same sentence before the modal still counts.
+#[test]
+fn expected_numbers_in_prose_are_no_results() {
+    let got = values_of("Then %util should be 20%, and latency will be 1.4ms.\n");
+    assert!(got.is_empty(), "{got:?}");
+    let got = values_of("The result of 58.12% is close to what the disk would show.\n");
+    assert_eq!(got, [58.12], "{got:?}");
+}
+
+/// The C preprocessor, a release candidate's version and Go's b.N
+/// iteration count are no results; Go's per-op figures are.
+#[test]
+fn defines_release_candidates_and_go_iterations_are_no_results() {
+    assert!(values_of("#define MAX_COUNT 100000000\n#define ENTRY_SIZE 128\n").is_empty());
+    let got = values_of("Kernels I have tried = 5.2 rc7, 4.18 rc1\n");
+    assert!(!got.contains(&5.2) && !got.contains(&4.18), "{got:?}");
+    let got = values_of(
+        "BenchmarkReadAt/uring_512-8    8000000   8432 ns/op   60.72 MB/s\n\
+         BenchmarkReadAt/uring_8192-8   1000000  42603 ns/op  192.29 MB/s\n",
+    );
+    assert!(
+        !got.contains(&8000000.0) && !got.contains(&1000000.0),
+        "{got:?}"
+    );
+    assert!(got.contains(&8432.0) && got.contains(&192.29), "{got:?}");
+}

@@ -233,6 +233,17 @@ pub fn scan(line: &str, conv: Convention) -> Vec<Tok<'_>> {
             out.push(Tok::Word { text: word, at });
             continue;
         }
+        // `5.2 rc7`: a release candidate names the version before it.
+        if lower.len() > 2
+            && lower.starts_with("rc")
+            && lower[2..].bytes().all(|b| b.is_ascii_digit())
+            && let Some(Tok::Num(last)) = out.last_mut()
+            && last.unit.is_none()
+        {
+            last.parameter = true;
+            out.push(Tok::Word { text: word, at });
+            continue;
+        }
         // `QD 32`: the name stands alone before its number.
         if PARAMETER_NAMES.contains(&lower.as_str()) {
             pending_param = true;
@@ -315,7 +326,24 @@ pub fn scan(line: &str, conv: Convention) -> Vec<Tok<'_>> {
         pending_param = false;
     }
     from_the_start(&mut out);
+    go_iterations(&mut out);
     out
+}
+
+/// Go's benchmark line, `BenchmarkReadAt/uring_512-8  8000000  1879
+/// ns/op  272.55 MB/s`: the count after the name is how many times the
+/// framework ran the body (b.N, which it picks or `-benchtime=Nx`
+/// sets), not a result; the pairs after it are.
+fn go_iterations(toks: &mut [Tok]) {
+    let named = matches!(toks.first(), Some(Tok::Word { text, .. })
+        if text.strip_prefix("Benchmark").is_some_and(|r| r.starts_with(|c: char| c.is_ascii_uppercase() || c == '_')));
+    if named
+        && let Some(Tok::Num(n)) = toks.get_mut(1)
+        && n.plain_integer
+        && n.unit.is_none()
+    {
+        n.parameter = true;
+    }
 }
 
 /// `0.0-30.0 sec` (iperf's, sar's interval): the span of time the

@@ -8,17 +8,16 @@ use super::grid::{self, BodyLine, Cell, Headers, is_header, is_rule, split, valu
 use super::lines::Line;
 
 pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
-    let (group, h) = match headers_at(lines, i) {
-        Some(_) => (None, i),
+    let (group, h, (mut headers, after)) = match headers_at(lines, i) {
+        Some(found) => (None, i, found),
         None => {
             let text = lines[i].text.trim();
             if !is_leading_group(text) {
                 return None;
             }
-            (Some(group_name(text)), i + 1)
+            (Some(group_name(text)), i + 1, headers_at(lines, i + 1)?)
         }
     };
-    let (mut headers, after) = headers_at(lines, h)?;
     let mut body: Vec<BodyLine> = group
         .into_iter()
         .map(|text| BodyLine::Group { text })

@@ -110,8 +110,7 @@ pub fn is_header_cell(cell: &str) -> bool {
         && !c.ends_with(':')
         && !c.ends_with('.')
         && c.split_whitespace().count() <= 5
-        && !matches!(parse_cell(c), Parsed::Number { plain: true, .. })
-        && !measured_cell(c)
+        && !is_value(&parse_cell(c))
         && !c
             .split_whitespace()
             .next()
@@ -121,10 +120,17 @@ pub fn is_header_cell(cell: &str) -> bool {
 
 /// `10945 MB/s`, `3.1 ms`, `45%`: a number in a unit of measurement
 /// is a value, never a column's name (`4k`, `512 B` may name one).
-fn measured_cell(cell: &str) -> bool {
+/// A plain number is a value too.
+fn is_value(cell: &Parsed) -> bool {
     use crate::mail::model::UnitKind;
-    matches!(parse_cell(cell), Parsed::Number { unit: Some(u), .. }
-        if matches!(u.kind, UnitKind::Throughput | UnitKind::Rate | UnitKind::Time | UnitKind::Percent))
+    match cell {
+        Parsed::Number { plain: true, .. } => true,
+        Parsed::Number { unit: Some(u), .. } => matches!(
+            u.kind,
+            UnitKind::Throughput | UnitKind::Rate | UnitKind::Time | UnitKind::Percent
+        ),
+        _ => false,
+    }
 }
 
 /// `packets=23987040`: a name given a count no one would set is a

@@ -191,6 +191,10 @@ pub(super) fn clock_secs(cell: &str) -> Option<f64> {
         regex::Regex::new(r"^(\d{1,3}):([0-5]\d)(?::([0-5]\d))?(\.\d{1,9})$")
             .expect("constant regex")
     });
+    // Most cells are no clock: look for its colon before the regex.
+    if !cell.starts_with(|c: char| c.is_ascii_digit()) || !cell.bytes().take(4).any(|b| b == b':') {
+        return None;
+    }
     let c = CLOCK.captures(cell)?;
     let n = |i: usize| {
         c.get(i)

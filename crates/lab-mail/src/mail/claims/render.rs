@@ -4,7 +4,6 @@
 
 use crate::mail::model::{ClaimTable, Unit, Value};
 use anyhow::{Result, bail};
-use serde::Serialize;
 use std::io::Write;
 
 /// The version of the JSON layout; bumped when a field changes meaning.
@@ -28,21 +27,13 @@ impl Format {
     }
 }
 
-#[derive(Serialize)]
-struct JsonDoc<'a> {
-    schema_version: u32,
-    tables: &'a [ClaimTable],
-}
-
 pub fn render(tables: &[ClaimTable], format: Format) -> Result<String> {
     Ok(match format {
         Format::Yaml => serde_saphyr::to_string(&tables.to_vec())?,
         Format::Json => {
-            let doc = JsonDoc {
-                schema_version: SCHEMA_VERSION,
-                tables,
-            };
-            serde_json::to_string_pretty(&doc)? + "\n"
+            let mut out = Vec::new();
+            write_json(tables, &mut out)?;
+            String::from_utf8(out)?
         }
         Format::Text => tables
             .iter()
@@ -53,16 +44,17 @@ pub fn render(tables: &[ClaimTable], format: Format) -> Result<String> {
     })
 }
 
-/// The JSON document `render` makes, byte for byte, written in rounds:
-/// the tables of a round are serialized on every core, so a big
-/// thread's JSON is neither held whole in memory nor made on one core.
+/// The JSON document, `{"schema_version":1,"tables":[...]}`, with one
+/// table to a line, compact: `grep` and `jq` read it as well as pretty
+/// JSON does, and it is a quarter of the size (a 50 MB thread made 600
+/// MB of pretty JSON, and its indentation cost as much as reading the
+/// mail). Written in rounds: the tables of a round are serialized on
+/// every core, so a big thread's JSON is neither held whole in memory
+/// nor made on one core.
 pub fn write_json(tables: &[ClaimTable], out: &mut dyn Write) -> Result<()> {
     const ROUND: usize = 8192;
     let mut w = std::io::BufWriter::new(out);
-    write!(
-        w,
-        "{{\n  \"schema_version\": {SCHEMA_VERSION},\n  \"tables\": ["
-    )?;
+    write!(w, "{{\"schema_version\":{SCHEMA_VERSION},\"tables\":[")?;
     let mut first = true;
     for round in tables.chunks(ROUND) {
         crate::interrupt::check()?;
@@ -73,30 +65,20 @@ pub fn write_json(tables: &[ClaimTable], out: &mut dyn Write) -> Result<()> {
             first = false;
         }
     }
-    w.write_all(if first { b"]\n}\n" } else { b"\n  ]\n}\n" })?;
+    w.write_all(if first { b"]}\n" } else { b"\n]}\n" })?;
     w.flush()?;
     Ok(())
 }
 
-/// Tables as elements of the document's `tables` array: pretty JSON
-/// indented two levels, separated by commas.
+/// Tables as elements of the document's `tables` array: one compact
+/// line each, separated by commas.
 fn json_part(tables: &[ClaimTable]) -> Result<Vec<u8>> {
     let mut out = Vec::new();
-    let mut one = Vec::new();
     for (i, t) in tables.iter().enumerate() {
         if i > 0 {
             out.extend_from_slice(b",\n");
         }
-        one.clear();
-        serde_json::to_writer_pretty(&mut one, t)?;
-        // Strings escape their newlines, so every newline ends a line.
-        for (k, line) in one.split(|&b| b == b'\n').enumerate() {
-            if k > 0 {
-                out.push(b'\n');
-            }
-            out.extend_from_slice(b"    ");
-            out.extend_from_slice(line);
-        }
+        serde_json::to_writer(&mut out, t)?;
     }
     Ok(out)
 }

@@ -57,9 +57,21 @@ pub fn parse_unit(word: &str) -> Option<Unit> {
     if w.is_empty() || w.len() > 16 {
         return None;
     }
-    let squeezed: String = w.split_whitespace().collect();
-    let lower = squeezed.to_lowercase();
-    let (symbol, kind, scale): (&str, UnitKind, f64) = match lower.as_str() {
+    // Read for every word of a mail: borrowed unless there is something
+    // to squeeze or lower.
+    use std::borrow::Cow;
+    let squeezed: Cow<str> = if w.contains(char::is_whitespace) {
+        Cow::Owned(w.split_whitespace().collect())
+    } else {
+        Cow::Borrowed(w)
+    };
+    let lower: Cow<str> =
+        if squeezed.is_ascii() && !squeezed.bytes().any(|b| b.is_ascii_uppercase()) {
+            Cow::Borrowed(&squeezed)
+        } else {
+            Cow::Owned(squeezed.to_lowercase())
+        };
+    let (symbol, kind, scale): (&str, UnitKind, f64) = match lower.as_ref() {
         "ns" | "nsec" | "nsecs" | "nanoseconds" => ("ns", UnitKind::Time, 1.0),
         "us" | "usec" | "usecs" | "µs" | "μs" | "microseconds" => ("us", UnitKind::Time, 1e3),
         "ms" | "msec" | "msecs" | "milliseconds" => ("ms", UnitKind::Time, 1e6),
@@ -91,6 +103,9 @@ pub fn parse_unit(word: &str) -> Option<Unit> {
 fn throughput(squeezed: &str, written: &str) -> Option<Unit> {
     static RE: LazyLock<Regex> =
         LazyLock::new(|| Regex::new(r"^([kKMGT]?)(i?)B(?:/s|/sec|ps)$").expect("constant regex"));
+    if !squeezed.contains('B') {
+        return None;
+    }
     let c = RE.captures(squeezed)?;
     let binary = !c[2].is_empty();
     let (prefix, power) = match &c[1] {

@@ -440,7 +440,7 @@ pub(super) fn drop_parameter_lines(block: &[Line], drafts: &mut [Draft]) {
     {
         // `(With the granularity set to  15ms`: a sentence cut as a row.
         d.rows.retain(|r| {
-            !text(r.line).is_some_and(names_a_parameter)
+            !text(r.line).is_some_and(|t| names_a_parameter(t) || is_share_done(t))
                 && !r
                     .keys
                     .last()
@@ -466,7 +466,18 @@ fn names_a_parameter(line: &str) -> bool {
     lv.after.is_none()
         && lv.parts.is_empty()
         && whole
-        && (is_parameter(&lv.label) || super::tokens::PARAMETER_WORDS.contains(&last.as_str()))
+        && (is_parameter(&lv.label)
+            || super::tokens::PARAMETER_WORDS.contains(&last.as_str())
+            || super::tokens::PARAMETER_NAMES.contains(&last.as_str()))
+}
+
+/// `Resync Status : 49% complete`: how far a run has got.
+fn is_share_done(line: &str) -> bool {
+    static DONE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"^[^:=]+[:=]\s*[\d.]+\s*%\s*(?:complete|completed|done)\s*$")
+            .expect("constant regex")
+    });
+    line.contains('%') && DONE.is_match(line)
 }
 
 /// lscpu's and the like's lines describe the machine the numbers were

@@ -270,11 +270,31 @@ fn keep_line(st: &mut DepthState, text: &str, next: Option<&str>, tail_is_short:
         || is_shell(text)
         || is_dd_progress(text, next)
         || is_program_log(text)
+        || is_setting_printed_with_its_path(text)
     {
         Kept::Other
     } else {
         Kept::Text
     }
+}
+
+/// `/sys/block/md0/queue/nr_requests : 128`, as `grep . /sys/...` or
+/// `find ... -printf "%p : " -exec cat` print a directory of
+/// attributes: settings and state, read where a counter (`stat`) or a
+/// reading (`sync_speed`) is the file.
+fn is_setting_printed_with_its_path(text: &str) -> bool {
+    let t = text.trim_start();
+    if !t.starts_with("/sys/") && !t.starts_with("/proc/") {
+        return false;
+    }
+    let Some((path, value)) = t.split_once(':') else {
+        return false;
+    };
+    let path = path.trim_end();
+    let file = path.rsplit('/').next().unwrap_or("");
+    !path.contains(char::is_whitespace)
+        && !value.trim().is_empty()
+        && !["stat", "stats", "speed"].iter().any(|m| file.ends_with(m))
 }
 
 /// A program's log message, led by its severity (`Info: total FS
@@ -395,6 +415,14 @@ fn is_diffstat(text: &str) -> bool {
     static FILE: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(r"^\s*\S*[/.]\S*\s+\|\s+(\d+ ?[+-]*|Bin .*)$").expect("constant regex")
     });
+    // git's summary under the diffstat: `create mode 100644 fs/x.c`.
+    static MODE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"^\s*(?:(?:create|delete) mode \d{6} \S|mode change \d{6} => \d{6} \S|rename \S.* \(\d+%\)$)")
+            .expect("constant regex")
+    });
+    if text.contains(" mode ") && MODE.is_match(text) {
+        return true;
+    }
     static CHANGED: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(r"^\s*\d+ files? changed(, \d+ insertions?\(\+\))?").expect("constant regex")
     });

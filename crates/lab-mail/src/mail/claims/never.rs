@@ -110,13 +110,32 @@ pub(super) fn is_dump(text: &str) -> bool {
             | \s\d+:\d+\s+[01]\s+\S+\s+[01]\s+(?:disk|part|rom|loop|lvm|crypt|raid\d*|mpath)\b  # lsblk
             | ^\s*(?:\[pid\s+\d+\]\s*)?[a-z_]\w*\(.*\)\s+=\s+-?(?:0x[0-9a-f]+|\d+)\b  # strace
             | ^\s*(?:kernel|vm|net|fs|dev|abi|debug|user)\.[\w.]+\s*=\s*\S+\s*$   # a sysctl setting
+            | ^\s*(?:cpu|cpuset|io|memory|pids|blkio|hugetlb|rdma|misc)\.[a-z_.]*[a-z]\s*=\s*\S+\s*$  # a cgroup file's setting
             | ^\s*(?:export\s+\w+|CONFIG_\w+)=              # a shell variable or kconfig setting
             | ^\s*\x22[^\x22]*\x22(?:\s+\x22[^\x22]*\x22){2,}   # a command's quoted arguments
             ",
         )
         .expect("constant regex")
     });
-    DUMP.is_match(text)
+    DUMP.is_match(text) || is_device_listing(text)
+}
+
+/// A row of a device listing (`blockdev --report`, `mdadm --detail`'s
+/// members, `ls -l /dev`): numbers that describe a device (major and
+/// minor, sector counts, offsets, sizes), then the device's path last.
+/// A result names its device before its numbers, or in a sentence.
+fn is_device_listing(text: &str) -> bool {
+    let t = text.trim_end();
+    let Some((head, path)) = t.rsplit_once(char::is_whitespace) else {
+        return false;
+    };
+    path.starts_with("/dev/")
+        && head
+            .split_whitespace()
+            .filter(|w| w.bytes().all(|b| b.is_ascii_digit()))
+            .count()
+            >= 3
+        && !head.contains(['.', ';', '='])
 }
 
 /// `dbench -D $MNT -t 200 40`, `t/io_uring -b512 -d128`: a program's

@@ -1285,3 +1285,52 @@ fn defines_release_candidates_and_go_iterations_are_no_results() {
     );
     assert!(got.contains(&8432.0) && got.contains(&192.29), "{got:?}");
 }
+
+/// Attributes printed with their paths are settings, but a counter or a
+/// reading is not; so are a cgroup file's setting, a bfq weight and
+/// git's `create mode` lines.
+#[test]
+fn printed_attributes_cgroup_settings_and_modes_are_no_results() {
+    let got = values_of(
+        "/sys/block/md0/queue/nr_requests : 128\n\
+         /sys/block/md0/queue/max_sectors_kb : 1280\n\
+         /sys/block/md0/md/stripe_cache_size : 32768\n",
+    );
+    assert!(got.is_empty(), "{got:?}");
+    assert!(values_of("cpu.cfs_quota_us = 400000\ncpu.cfs_period_us = 100000\n").is_empty());
+    assert!(values_of("test1 cgroup bfq weight = 800\ntest2 cgroup bfq weight = 100\n").is_empty());
+    assert!(
+        values_of(" create mode 100644 fs/ext4/bytelog.c\n create mode 100644 fs/ext4/bytelog.h\n")
+            .is_empty()
+    );
+}
+
+/// A share of a run done (`49% complete`, mdstat's `49.5% (a/b)`) and
+/// the span a count was taken over are no results; the rate beside them
+/// is.
+#[test]
+fn shares_done_and_counting_spans_are_no_results() {
+    let got = values_of(
+        "      [=========>...........]  resync = 49.5% (6773640400/13671724544) finish=3026.3min speed=37987K/sec\n",
+    );
+    assert!(!got.contains(&49.5) && got.contains(&37987.0), "{got:?}");
+    let got = values_of("Total QPS = 626566.2 (37594133 / 60.0s)\n");
+    assert!(got.contains(&626566.2) && !got.contains(&60.0), "{got:?}");
+    let got = values_of("          Resync Status : 49% complete\n");
+    assert!(got.is_empty(), "{got:?}");
+}
+
+/// Rows that end in a device's path list devices (major, minor, sectors,
+/// sizes); a sentence about a device still claims.
+#[test]
+fn device_listings_are_no_results() {
+    let got = values_of(
+        "RO    RA   SSZ   BSZ   StartSec            Size   Device\n\
+         rw  8192   512  4096          0    480103981056   /dev/sda\n\
+         rw  8192   512  4096       2048       535822336   /dev/sda1\n\
+         rw  8192   512  4096    1048576       536870912   /dev/sda2\n",
+    );
+    assert!(got.is_empty(), "{got:?}");
+    let got = values_of("fio reaches 512K IOPS at 85.5 us on /dev/nvme0n1\n");
+    assert!(got.contains(&85.5), "{got:?}");
+}

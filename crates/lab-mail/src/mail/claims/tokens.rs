@@ -153,8 +153,9 @@ pub(super) const PARAMETER_WORDS: [&str; 37] = [
 ];
 
 /// Names whose value is a parameter: `QD=32`, `bs=4k`, `numjobs=8`.
-pub const PARAMETER_NAMES: [&str; 29] = [
+pub const PARAMETER_NAMES: [&str; 30] = [
     "hz",
+    "weight",
     "level",
     "samples",
     "qd",
@@ -327,7 +328,40 @@ pub fn scan(line: &str, conv: Convention) -> Vec<Tok<'_>> {
     }
     from_the_start(&mut out);
     go_iterations(&mut out);
+    shares_done(&mut out);
     out
+}
+
+/// How far a run has got, not what it measured: a share with `complete`
+/// or `done` after it (`49% complete`), or with the counts it is the
+/// share of (`resync = 49.5% (6773640400/13671724544)`, mdstat's);
+/// and the span a count was taken over (`(37594133 / 60.0s)`, the run's
+/// length, beside the rate worked out from them).
+fn shares_done(toks: &mut [Tok]) {
+    for k in 0..toks.len() {
+        let next_word = match toks.get(k + 1) {
+            Some(Tok::Word { text, .. }) => *text,
+            _ => "",
+        };
+        let fraction = next_word.split_once('/').and_then(|(a, b)| {
+            let (a, b) = (a.parse::<f64>().ok()?, b.parse::<f64>().ok()?);
+            (b > 0.0).then(|| 100.0 * a / b)
+        });
+        let counted_over = k >= 2
+            && matches!(&toks[k - 1], Tok::Word { text: "/", .. })
+            && matches!(&toks[k - 2], Tok::Num(c) if c.plain_integer && c.unit.is_none());
+        let Tok::Num(n) = &mut toks[k] else { continue };
+        let kind = n.unit.as_ref().map(|u| u.kind);
+        if kind == Some(UnitKind::Percent)
+            && (matches!(next_word, "complete" | "completed" | "done")
+                || fraction.is_some_and(|f| (f - n.value).abs() < 0.1))
+        {
+            n.parameter = true;
+        }
+        if kind == Some(UnitKind::Time) && counted_over {
+            n.parameter = true;
+        }
+    }
 }
 
 /// Go's benchmark line, `BenchmarkReadAt/uring_512-8  8000000  1879

@@ -1334,3 +1334,23 @@ fn device_listings_are_no_results() {
     let got = values_of("fio reaches 512K IOPS at 85.5 us on /dev/nvme0n1\n");
     assert!(got.contains(&85.5), "{got:?}");
 }
+
+/// After a named result, the sizes and times with no name that trail it
+/// are the run's conditions; a device's geometry (counts of sectors,
+/// zones, an offset, the size restated in brackets) is no result.
+#[test]
+fn trailing_conditions_and_geometry_are_no_results() {
+    let got = values_of(
+        "bw=3338MiB/s (3500MB/s) 128k, 10sec\n\
+         bw=868MiB/s (911MB/s)   144k, 10sec\n\
+         bw=2982MiB/s (3127MB/s) 128k, 5min,  pvsync2\n",
+    );
+    assert_eq!(
+        got,
+        [3338.0, 3500.0, 868.0, 911.0, 2982.0, 3127.0],
+        "{got:?}"
+    );
+    let got =
+        values_of("/dev/sdx: 50782535680 512-byte sectors (24215 GiB)\n  96860 zones, offset 0\n");
+    assert!(got.is_empty(), "{got:?}");
+}

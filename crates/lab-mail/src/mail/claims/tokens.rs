@@ -153,8 +153,9 @@ pub(super) const PARAMETER_WORDS: [&str; 37] = [
 ];
 
 /// Names whose value is a parameter: `QD=32`, `bs=4k`, `numjobs=8`.
-pub const PARAMETER_NAMES: [&str; 30] = [
+pub const PARAMETER_NAMES: [&str; 31] = [
     "hz",
+    "offset",
     "weight",
     "level",
     "samples",
@@ -224,9 +225,20 @@ pub fn scan(line: &str, conv: Convention) -> Vec<Tok<'_>> {
             continue;
         }
         let lower = word.to_lowercase();
-        // `8 jobs`: the word after the number says it is a parameter.
+        // `8 jobs`: the word after the number says it is a parameter;
+        // also over a size between them (`524288 512-byte sectors`).
+        let sized = |w: &str| {
+            let w = w.strip_suffix("-byte").unwrap_or(w);
+            let w = w.strip_suffix(['k', 'K']).unwrap_or(w);
+            !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit())
+        };
+        let back = match out.as_slice() {
+            [.., Tok::Num(_), Tok::Word { text, .. }] if sized(text) => 2,
+            _ => 1,
+        };
+        let at_back = out.len().checked_sub(back);
         if PARAMETER_WORDS.contains(&lower.trim_end_matches(['.', ',', ')']))
-            && let Some(Tok::Num(last)) = out.last_mut()
+            && let Some(Tok::Num(last)) = at_back.and_then(|b| out.get_mut(b))
         {
             // `8 jobs` counts them; `969% cpu`, `2.5 runs` measure.
             last.parameter |= last.plain_integer && last.unit.is_none();
@@ -329,7 +341,53 @@ pub fn scan(line: &str, conv: Convention) -> Vec<Tok<'_>> {
     from_the_start(&mut out);
     go_iterations(&mut out);
     shares_done(&mut out);
+    trailing_conditions(line, &mut out);
+    restated_parameters(line, &mut out);
     out
+}
+
+/// `50782535680 512-byte sectors (24215 GiB)`: a size in brackets right
+/// after a parameter says the same in other units.
+fn restated_parameters(line: &str, toks: &mut [Tok]) {
+    for k in 1..toks.len() {
+        let (head, tail) = toks.split_at_mut(k);
+        let Tok::Num(n) = &mut tail[0] else { continue };
+        let previous = head.iter().rev().take(3).find_map(|t| match t {
+            Tok::Num(p) => Some(p.parameter),
+            _ => None,
+        });
+        if previous == Some(true)
+            && n.unit.as_ref().is_some_and(|u| u.kind == UnitKind::Size)
+            && line.get(..n.at).is_some_and(|b| b.ends_with('('))
+        {
+            n.parameter = true;
+        }
+    }
+}
+
+/// `bw=3338MiB/s (3500MB/s) 128k, 10sec, pvsync2`: after a named result
+/// (and its restatement in brackets), the sizes and times with no name
+/// that follow are what the run was given: its block size and length.
+fn trailing_conditions(line: &str, toks: &mut [Tok]) {
+    let Some(first) = toks.iter().position(|t| {
+        matches!(t, Tok::Num(n) if n.name.is_some() && n.unit.as_ref().is_some_and(|u|
+            matches!(u.kind, UnitKind::Throughput | UnitKind::Rate)))
+    }) else {
+        return;
+    };
+    for t in &mut toks[first + 1..] {
+        let Tok::Num(n) = t else { continue };
+        let bracketed = line.get(..n.at).is_some_and(|b| b.ends_with('('));
+        let after = line.get(n.end..).unwrap_or("").trim();
+        let kind = n.unit.as_ref().map(|u| u.kind);
+        if n.name.is_none()
+            && !bracketed
+            && matches!(kind, None | Some(UnitKind::Size | UnitKind::Time))
+            && (after.is_empty() || after.starts_with([',', ';']))
+        {
+            n.parameter = true;
+        }
+    }
 }
 
 /// How far a run has got, not what it measured: a share with `complete`

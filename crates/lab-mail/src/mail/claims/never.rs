@@ -110,6 +110,7 @@ pub(super) fn is_dump(text: &str) -> bool {
             | \s\d+:\d+\s+[01]\s+\S+\s+[01]\s+(?:disk|part|rom|loop|lvm|crypt|raid\d*|mpath)\b  # lsblk
             | ^\s*(?:\[pid\s+\d+\]\s*)?[a-z_]\w*\(.*\)\s+=\s+-?(?:0x[0-9a-f]+|\d+)\b  # strace
             | ^\s*(?:kernel|vm|net|fs|dev|abi|debug|user)\.[\w.]+\s*=\s*\S+\s*$   # a sysctl setting
+            | ^\s*(?:Tasks|Threads):\s+\d+\s+total,\s+\d+\s+running   # top's process states
             | ^\s*(?:cpu|cpuset|io|memory|pids|blkio|hugetlb|rdma|misc)\.[a-z_.]*[a-z]\s*=\s*\S+\s*$  # a cgroup file's setting
             | ^\s*(?:export\s+\w+|CONFIG_\w+)=              # a shell variable or kconfig setting
             | ^\s*\x22[^\x22]*\x22(?:\s+\x22[^\x22]*\x22){2,}   # a command's quoted arguments

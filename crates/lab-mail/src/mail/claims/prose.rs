@@ -480,7 +480,7 @@ fn measured_numbers(
 /// Whether the text before a number gives it to something: `set to`,
 /// `configured at`, `the default duration as`.
 pub(super) fn ends_assigning(before: &str) -> bool {
-    const ASSIGN: [&str; 7] = [
+    const ASSIGN: [&str; 10] = [
         "set",
         "sets",
         "setting",
@@ -488,6 +488,9 @@ pub(super) fn ends_assigning(before: &str) -> bool {
         "default",
         "defaults",
         "fixed",
+        "throttled",
+        "limited",
+        "capped",
     ];
     let mut words = before.split_whitespace().rev().map(|w| {
         w.trim_matches(|c: char| !c.is_alphanumeric())

@@ -727,18 +727,19 @@ fn settings_end_at_any_prompt_and_slash_lists_name_each_value() {
     assert_eq!(got[7].1, 0.012);
 }
 
-/// top: `N name, N name` items are named by the words after each
-/// number; under `PID USER` (one space apart) the PID is no value, and
-/// TIME+'s `0:01.39` is 1.39 s.
+/// `N name, N name` items are named by the words after each number
+/// (top's own `Tasks:` line is a snapshot of states, no result); under
+/// `PID USER` (one space apart) the PID is no value, and TIME+'s
+/// `0:01.39` is 1.39 s.
 #[test]
 fn items_named_after_their_numbers_and_process_tables() {
-    let got = keyed_values("Tasks: 262 total,   2 running, 260 sleeping\n");
+    let got = keyed_values("Requests: 262 total,   2 failed, 260 retried\n");
     assert_eq!(
         got,
         [
-            ("Tasks / total".to_string(), 262.0),
-            ("Tasks / running".to_string(), 2.0),
-            ("Tasks / sleeping".to_string(), 260.0)
+            ("Requests / total".to_string(), 262.0),
+            ("Requests / failed".to_string(), 2.0),
+            ("Requests / retried".to_string(), 260.0)
         ]
     );
     let got = keyed_values(
@@ -1353,4 +1354,17 @@ fn trailing_conditions_and_geometry_are_no_results() {
     let got =
         values_of("/dev/sdx: 50782535680 512-byte sectors (24215 GiB)\n  96860 zones, offset 0\n");
     assert!(got.is_empty(), "{got:?}");
+}
+
+/// A rate something is throttled at, a timeout and top's count of
+/// tasks by state are no results.
+#[test]
+fn throttles_timeouts_and_task_states_are_no_results() {
+    assert!(values_of("I do a swraid resync which is throttled at 5MB/s.\n").is_empty());
+    assert!(
+        values_of("Tasks: 262 total,   2 running, 260 sleeping,   0 stopped,   0 zombie\n")
+            .is_empty()
+    );
+    let got = values_of("%Cpu3  : 66.2 us, 27.8 sy,  0.0 ni,  0.0 id,  0.0 wa,  6.0 si\n");
+    assert_eq!(got.len(), 6, "{got:?}");
 }

@@ -153,8 +153,9 @@ pub(super) const PARAMETER_WORDS: [&str; 37] = [
 ];
 
 /// Names whose value is a parameter: `QD=32`, `bs=4k`, `numjobs=8`.
-pub const PARAMETER_NAMES: [&str; 31] = [
+pub const PARAMETER_NAMES: [&str; 32] = [
     "hz",
+    "timeout",
     "offset",
     "weight",
     "level",

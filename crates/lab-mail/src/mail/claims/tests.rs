@@ -1368,3 +1368,21 @@ fn throttles_timeouts_and_task_states_are_no_results() {
     let got = values_of("%Cpu3  : 66.2 us, 27.8 sy,  0.0 ni,  0.0 id,  0.0 wa,  6.0 si\n");
     assert_eq!(got.len(), 6, "{got:?}");
 }
+
+/// A size in brackets after a name is how big the thing is; a device's
+/// `(major,minor)` is no decimal; processors are counted, not measured;
+/// an identifier named with its colon is no result.
+#[test]
+fn sizes_of_named_things_device_pairs_and_ids_are_no_results() {
+    assert!(
+        values_of("SSD: INTEL SSDPEKKF360G7H (360 GB)\nTestdata: enwik9 (1000000000 bytes)\n")
+            .is_empty()
+    );
+    let got = values_of("5 seconds (3284140032 bytes) in total, 626.4 MB/s\n");
+    assert!(got.contains(&626.4), "{got:?}");
+    let got = values_of(">> Events (259,0): 30 entries\n");
+    assert!(!got.contains(&259.0), "{got:?}");
+    assert!(values_of("My host has 52 processor(s).\n").is_empty());
+    let got = values_of("> Virtual Drive: 3 (Target Id: 7)\n");
+    assert!(!got.contains(&7.0), "{got:?}");
+}

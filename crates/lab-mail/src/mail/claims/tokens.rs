@@ -110,7 +110,7 @@ pub enum Tok<'a> {
 }
 
 /// Words after a number that make it a parameter: `8 jobs`, `4 cores`.
-pub(super) const PARAMETER_WORDS: [&str; 37] = [
+pub(super) const PARAMETER_WORDS: [&str; 39] = [
     "proc",
     "procs",
     "job",
@@ -121,6 +121,8 @@ pub(super) const PARAMETER_WORDS: [&str; 37] = [
     "queues",
     "cpu",
     "cpus",
+    "processor",
+    "processors",
     "core",
     "cores",
     "client",
@@ -225,6 +227,23 @@ pub fn scan(line: &str, conv: Convention) -> Vec<Tok<'_>> {
         if word.is_empty() {
             continue;
         }
+        // `(259,0)`: a device's major and minor, not a decimal comma.
+        if raw.starts_with('(')
+            && let Some((major, minor)) = word.split_once(',')
+            && !major.is_empty()
+            && !minor.is_empty()
+            && major.len() <= 4
+            && minor.len() <= 4
+            && major
+                .bytes()
+                .chain(minor.bytes())
+                .all(|b| b.is_ascii_digit())
+            && raw.trim_end_matches(':').ends_with(')')
+        {
+            pending_param = false;
+            out.push(Tok::Word { text: word, at });
+            continue;
+        }
         let lower = word.to_lowercase();
         // `8 jobs`: the word after the number says it is a parameter;
         // also over a size between them (`524288 512-byte sectors`).
@@ -238,8 +257,11 @@ pub fn scan(line: &str, conv: Convention) -> Vec<Tok<'_>> {
             _ => 1,
         };
         let at_back = out.len().checked_sub(back);
-        if PARAMETER_WORDS.contains(&lower.trim_end_matches(['.', ',', ')']))
-            && let Some(Tok::Num(last)) = at_back.and_then(|b| out.get_mut(b))
+        if PARAMETER_WORDS.contains(
+            &lower
+                .trim_end_matches(['.', ',', ')'])
+                .trim_end_matches("(s"),
+        ) && let Some(Tok::Num(last)) = at_back.and_then(|b| out.get_mut(b))
         {
             // `8 jobs` counts them; `969% cpu`, `2.5 runs` measure.
             last.parameter |= last.plain_integer && last.unit.is_none();
@@ -259,7 +281,9 @@ pub fn scan(line: &str, conv: Convention) -> Vec<Tok<'_>> {
             continue;
         }
         // `QD 32`: the name stands alone before its number.
-        if PARAMETER_NAMES.contains(&lower.as_str()) {
+        // `Target Id: 0`: an identifier, named with its colon (top's
+        // `0.0 id,` is the idle share after its number).
+        if PARAMETER_NAMES.contains(&lower.as_str()) || raw.eq_ignore_ascii_case("id:") {
             pending_param = true;
             out.push(Tok::Word { text: word, at });
             continue;
@@ -348,11 +372,26 @@ pub fn scan(line: &str, conv: Convention) -> Vec<Tok<'_>> {
 }
 
 /// `50782535680 512-byte sectors (24215 GiB)`: a size in brackets right
-/// after a parameter says the same in other units.
+/// after a parameter says the same in other units; after a name
+/// (`INTEL SSDPEKKF360G7H (360 GB)`, `enwik9 (1000000000 bytes)`) it
+/// says how big the thing is.
 fn restated_parameters(line: &str, toks: &mut [Tok]) {
     for k in 1..toks.len() {
         let (head, tail) = toks.split_at_mut(k);
         let Tok::Num(n) = &mut tail[0] else { continue };
+        let named = matches!(head.last(), Some(Tok::Word { text, .. })
+            if text.starts_with(|c: char| c.is_ascii_alphabetic())
+                && !text.contains('=')
+                && parse_unit(text).is_none()
+                && size_unit(text).is_none()
+                && !matches!(text.to_ascii_lowercase().as_str(), "seconds" | "second" | "records" | "bytes"));
+        if named
+            && n.unit.as_ref().is_some_and(|u| u.kind == UnitKind::Size)
+            && line.get(..n.at).is_some_and(|b| b.ends_with('('))
+        {
+            n.parameter = true;
+            continue;
+        }
         let previous = head.iter().rev().take(3).find_map(|t| match t {
             Tok::Num(p) => Some(p.parameter),
             _ => None,

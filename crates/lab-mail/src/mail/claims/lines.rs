@@ -78,7 +78,7 @@ pub fn readable(body: &str) -> Vec<Line<'_>> {
         // use `--` to close a pasted file, with their results after it.
         let tail_is_short = raw[i].1 != "--" || short_tail(&raw[i + 1..], depth);
         let mut kept = keep_line(&mut states[depth], text, next_same, tail_is_short);
-        if kept == Kept::Text && wrapped_log_record(&raw, i) {
+        if kept == Kept::Text && (wrapped_log_record(&raw, i) || continues_command(&raw, i)) {
             kept = Kept::Other;
         }
         let keep = text.len() <= MAX_LINE && kept == Kept::Text && !script[i] && !progress[i];
@@ -90,6 +90,17 @@ pub fn readable(body: &str) -> Vec<Line<'_>> {
         });
     }
     out
+}
+
+/// The last line of a command continued with `\` (`  -c fsync -c
+/// "pread -v 3k 32" /mnt/scratch/foo`): options, at the depth of the
+/// line above, which ends in a backslash.
+fn continues_command(raw: &[(usize, &str)], i: usize) -> bool {
+    let (depth, text) = raw[i];
+    i > 0
+        && raw[i - 1].0 == depth
+        && raw[i - 1].1.trim_end().ends_with('\\')
+        && text.trim_start().starts_with('-')
 }
 
 /// A piece of a kernel log record that a mail client wrapped onto a

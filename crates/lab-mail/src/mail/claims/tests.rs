@@ -1386,3 +1386,31 @@ fn sizes_of_named_things_device_pairs_and_ids_are_no_results() {
     let got = values_of("> Virtual Drive: 3 (Target Id: 7)\n");
     assert!(!got.contains(&7.0), "{got:?}");
 }
+
+/// A link's rating and a bus's generation, xfs_io's restated amount and
+/// count, a command's continued options and a test's number and key
+/// size are no results; the rates and times beside them are.
+#[test]
+fn link_ratings_restated_amounts_and_continued_options_are_no_results() {
+    let got = values_of("This is a 12Gb/s SAS SSD disk on a PCIe 3.0 x8 slot at 8GT/s.\n");
+    assert!(got.is_empty(), "{got:?}");
+    let got = values_of(
+        "wrote 4096/4096 bytes at offset 32768\n\
+         4 KiB, 1 ops; 0.0000 sec (229.779 MiB/sec and 58823.5294 ops/sec)\n\
+         read 32/32 bytes at offset 3072\n\
+         32.000000 bytes, 1 ops; 0.0000 sec (568.182 KiB/sec and 18181.8182 ops/sec)\n",
+    );
+    assert!(!got.contains(&1.0) && !got.contains(&4.0), "{got:?}");
+    assert!(
+        got.contains(&229.779) && got.contains(&18181.8182),
+        "{got:?}"
+    );
+    let got = values_of(
+        "$ sudo xfs_io -tfc \"falloc 0 1k\" \\\n  -c fsync -c \"pread -v 3k 32\" /mnt/scratch/foo\n",
+    );
+    assert!(got.is_empty(), "{got:?}");
+    let got = values_of(
+        "trcypt: test 9 (256 bit key, 65536 byte blocks): 63488 operations in 5 seconds\n",
+    );
+    assert!(!got.contains(&9.0) && !got.contains(&65536.0), "{got:?}");
+}

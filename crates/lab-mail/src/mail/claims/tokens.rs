@@ -110,7 +110,7 @@ pub enum Tok<'a> {
 }
 
 /// Words after a number that make it a parameter: `8 jobs`, `4 cores`.
-pub(super) const PARAMETER_WORDS: [&str; 39] = [
+pub(super) const PARAMETER_WORDS: [&str; 41] = [
     "proc",
     "procs",
     "job",
@@ -145,6 +145,9 @@ pub(super) const PARAMETER_WORDS: [&str; 39] = [
     "iterations",
     "loops",
     "zones",
+    // `256 bit key`, `1000000 keys`: what the run was given.
+    "key",
+    "keys",
     // `975872 blocks`, `512k chunk`: how big something is, not a result.
     "blocks",
     "sectors",
@@ -155,10 +158,11 @@ pub(super) const PARAMETER_WORDS: [&str; 39] = [
 ];
 
 /// Names whose value is a parameter: `QD=32`, `bs=4k`, `numjobs=8`.
-pub const PARAMETER_NAMES: [&str; 32] = [
+pub const PARAMETER_NAMES: [&str; 33] = [
     "hz",
     "timeout",
     "offset",
+    "test",
     "weight",
     "level",
     "samples",
@@ -253,7 +257,11 @@ pub fn scan(line: &str, conv: Convention) -> Vec<Tok<'_>> {
             !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit())
         };
         let back = match out.as_slice() {
-            [.., Tok::Num(_), Tok::Word { text, .. }] if sized(text) => 2,
+            [.., Tok::Num(_), Tok::Word { text, .. }]
+                if sized(text) || matches!(*text, "byte" | "bytes" | "bit" | "bits") =>
+            {
+                2
+            }
             _ => 1,
         };
         let at_back = out.len().checked_sub(back);
@@ -366,6 +374,8 @@ pub fn scan(line: &str, conv: Convention) -> Vec<Tok<'_>> {
     from_the_start(&mut out);
     go_iterations(&mut out);
     shares_done(&mut out);
+    link_rates(line, &mut out);
+    xfs_io_counts(line, &mut out);
     trailing_conditions(line, &mut out);
     restated_parameters(line, &mut out);
     out
@@ -425,6 +435,68 @@ fn trailing_conditions(line: &str, toks: &mut [Tok]) {
             && matches!(kind, None | Some(UnitKind::Size | UnitKind::Time))
             && (after.is_empty() || after.starts_with([',', ';']))
         {
+            n.parameter = true;
+        }
+    }
+}
+
+/// xfs_io's report, `4 KiB, 1 ops; 0.0000 sec (229.779 MiB/sec and
+/// 58823.5294 ops/sec)`: the amount and the count of operations restate
+/// the command (`pwrite 32k 4k`); the time and the rates are results.
+fn xfs_io_counts(line: &str, toks: &mut [Tok]) {
+    if !line.contains(" ops; ") || !line.contains(" sec (") {
+        return;
+    }
+    for k in 0..toks.len() {
+        let Tok::Num(n) = &toks[k] else { continue };
+        if !line.get(n.end..).is_some_and(|r| r.starts_with(" ops; ")) {
+            continue;
+        }
+        if let Tok::Num(count) = &mut toks[k] {
+            count.parameter = true;
+        }
+        // The amount before it: `4 KiB,`, `32.000000 bytes,`.
+        if let Some(Tok::Num(amount)) = k.checked_sub(1).and_then(|b| toks.get_mut(b)) {
+            amount.parameter = true;
+        }
+    }
+}
+
+/// What a link or bus is rated at, not what went over it: transfers a
+/// second (`PCIe 2.0 5GT/s`, `Speed 8GT/s`), a rate named by the link
+/// after it (`a 12Gb/s SAS disk`, `6Gb/s HBA`), and the generation
+/// after the bus's name (`PCIe 3.0`).
+fn link_rates(line: &str, toks: &mut [Tok]) {
+    const LINKS: [&str; 12] = [
+        "sas",
+        "sata",
+        "hba",
+        "pcie",
+        "pci-e",
+        "link",
+        "nic",
+        "ethernet",
+        "gige",
+        "infiniband",
+        "lane",
+        "lanes",
+    ];
+    let link = |t: Option<&Tok>| {
+        matches!(t, Some(Tok::Word { text, .. })
+        if LINKS.contains(&text.to_ascii_lowercase().as_str()))
+    };
+    for k in 0..toks.len() {
+        let (before, after) = (k.checked_sub(1).and_then(|b| toks.get(b)), toks.get(k + 1));
+        let (named_after, named_before) = (link(after), link(before));
+        let Tok::Num(n) = &mut toks[k] else { continue };
+        let written = line.get(n.at..n.end).unwrap_or("");
+        let transfers = written.ends_with("GT/s") || written.ends_with("MT/s");
+        let rated = n
+            .unit
+            .as_ref()
+            .is_some_and(|u| u.kind == UnitKind::Throughput)
+            && named_after;
+        if transfers || rated || named_before && n.unit.is_none() && !n.plain_integer {
             n.parameter = true;
         }
     }

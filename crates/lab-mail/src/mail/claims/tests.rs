@@ -1414,3 +1414,15 @@ fn link_ratings_restated_amounts_and_continued_options_are_no_results() {
     );
     assert!(!got.contains(&9.0) && !got.contains(&65536.0), "{got:?}");
 }
+
+/// An inclusive bound is an edge, and a run of whole numbers each two
+/// to ten times the one before is a scale; readings beside them stay.
+#[test]
+fn bounds_and_scales_are_no_results() {
+    let got = values_of("* hit1(<=100us): 64% of test1's IOs took <=100us\n");
+    assert_eq!(got, [64.0], "{got:?}");
+    let got = values_of("Each bucket is 50us, 100us, 200us, 400us, 1ms, 2ms, 4ms, 8ms.\n");
+    assert!(got.is_empty(), "{got:?}");
+    let got = values_of("Latency went 150us, 180us, 210us, 260us over the runs.\n");
+    assert_eq!(got.len(), 4, "{got:?}");
+}

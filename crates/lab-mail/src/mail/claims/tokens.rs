@@ -322,6 +322,16 @@ pub fn scan(line: &str, conv: Convention) -> Vec<Tok<'_>> {
         };
         let named_param =
             name.is_some_and(|n| PARAMETER_NAMES.contains(&n.to_lowercase().as_str()));
+        // `<=100us`, `hit1(<=100us)`, `>= 2 ms`: an inclusive bound, a
+        // bucket's or a threshold's edge, not a reading.
+        let bound = name.is_some_and(|n| n.ends_with(['<', '>']))
+            || matches!(out.last(), Some(Tok::Word { text, .. }) if matches!(*text, "<=" | ">=" | "≤" | "≥"));
+        let (value, bound) = match value.strip_prefix(['≤', '≥']) {
+            Some(v) => (v, true),
+            None => (value, bound),
+        };
+        let named_param = named_param || bound;
+        let name = name.filter(|_| !bound);
         let mut nums = numbers_in(value, conv);
         // `IOS/call=32/31`, `ios=27074/64000`: a named pair of counts.
         if nums.is_empty()
@@ -376,6 +386,7 @@ pub fn scan(line: &str, conv: Convention) -> Vec<Tok<'_>> {
     shares_done(&mut out);
     link_rates(line, &mut out);
     xfs_io_counts(line, &mut out);
+    scales(&mut out);
     trailing_conditions(line, &mut out);
     restated_parameters(line, &mut out);
     out
@@ -459,6 +470,36 @@ fn xfs_io_counts(line: &str, toks: &mut [Tok]) {
         if let Some(Tok::Num(amount)) = k.checked_sub(1).and_then(|b| toks.get_mut(b)) {
             amount.parameter = true;
         }
+    }
+}
+
+/// `50us, 100us, 200us, 400us, 1ms, 2ms`: four or more whole numbers in
+/// a row, each two to ten times the one before, are a scale (a
+/// histogram's buckets, a sweep's points), not readings.
+fn scales(toks: &mut [Tok]) {
+    let base = |t: &Tok| match t {
+        Tok::Num(n) if n.value.fract() == 0.0 && n.value > 0.0 => {
+            Some(n.value * n.unit.as_ref().map_or(1.0, |u| u.scale))
+        }
+        _ => None,
+    };
+    let mut k = 0;
+    while k < toks.len() {
+        let mut end = k + 1;
+        while end < toks.len()
+            && let (Some(a), Some(b)) = (base(&toks[end - 1]), base(&toks[end]))
+            && (2.0..=10.0).contains(&(b / a))
+        {
+            end += 1;
+        }
+        if end - k >= 4 && base(&toks[k]).is_some() {
+            for t in &mut toks[k..end] {
+                if let Tok::Num(n) = t {
+                    n.parameter = true;
+                }
+            }
+        }
+        k = end;
     }
 }
 

@@ -1426,3 +1426,11 @@ fn bounds_and_scales_are_no_results() {
     let got = values_of("Latency went 150us, 180us, 210us, 260us over the runs.\n");
     assert_eq!(got.len(), 4, "{got:?}");
 }
+
+/// A size named as one (`_size=`, `size=`) and a ramp are set, not
+/// measured.
+#[test]
+fn named_sizes_and_ramps_are_settings() {
+    let got = values_of("- sysbench_db: innodb_buffer_pool_size=8G, test_size=400M, ramp=3s\n");
+    assert!(got.is_empty(), "{got:?}");
+}

@@ -158,11 +158,12 @@ pub(super) const PARAMETER_WORDS: [&str; 41] = [
 ];
 
 /// Names whose value is a parameter: `QD=32`, `bs=4k`, `numjobs=8`.
-pub const PARAMETER_NAMES: [&str; 33] = [
+pub const PARAMETER_NAMES: [&str; 34] = [
     "hz",
     "timeout",
     "offset",
     "test",
+    "ramp",
     "weight",
     "level",
     "samples",
@@ -320,8 +321,12 @@ pub fn scan(line: &str, conv: Convention) -> Vec<Tok<'_>> {
             Some((n, v)) if !n.is_empty() => (Some(n), v),
             _ => (None, word),
         };
-        let named_param =
-            name.is_some_and(|n| PARAMETER_NAMES.contains(&n.to_lowercase().as_str()));
+        // `innodb_buffer_pool_size=8G`, `block_size=4096`: a size named
+        // as one is what was set.
+        let named_param = name.is_some_and(|n| {
+            let n = n.to_lowercase();
+            PARAMETER_NAMES.contains(&n.as_str()) || n.ends_with("_size") || n.ends_with("size")
+        });
         // `<=100us`, `hit1(<=100us)`, `>= 2 ms`: an inclusive bound, a
         // bucket's or a threshold's edge, not a reading.
         let bound = name.is_some_and(|n| n.ends_with(['<', '>']))

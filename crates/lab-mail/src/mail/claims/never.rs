@@ -162,5 +162,6 @@ fn is_command_line(rest: &str) -> bool {
     !rest.starts_with(':')
         && (rest.contains(" -")
             || rest.contains(['=', '/', '\'', '"'])
+            || rest.contains(" $")
             || SHELL.iter().any(|s| rest.contains(s)))
 }

@@ -1434,3 +1434,13 @@ fn named_sizes_and_ramps_are_settings() {
     let got = values_of("- sysbench_db: innodb_buffer_pool_size=8G, test_size=400M, ramp=3s\n");
     assert!(got.is_empty(), "{got:?}");
 }
+
+/// A known command with shell variables for arguments is a command, not
+/// a table's header (`mount $MOUNT_OPTIONS $DEV $MNT`).
+#[test]
+fn commands_with_shell_variables_head_no_table() {
+    let got = values_of(
+        "  mount $MOUNT_OPTIONS $DEV $MNT\n\n  dbench -D $MNT -t 200 40\n\n  umount $MNT\n",
+    );
+    assert!(got.is_empty(), "{got:?}");
+}

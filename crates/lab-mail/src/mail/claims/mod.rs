@@ -25,6 +25,7 @@ mod pairs;
 mod perf;
 mod prose;
 pub mod render;
+mod roles;
 mod samples;
 mod state;
 mod structured;

@@ -127,6 +127,17 @@ pub fn parse_cell(raw: &str) -> Cell {
     if NA.iter().any(|na| cell.eq_ignore_ascii_case(na)) {
         return Cell::NotApplicable;
     }
+    // `_556879872_`: a cell of a table drawn with underscores, padded
+    // with them (a symbol such as `_raw_spin_lock` is no number inside).
+    if cell.starts_with('_') || cell.ends_with('_') {
+        let inner = cell.trim_matches('_').trim();
+        if !inner.is_empty()
+            && inner.len() < cell.len()
+            && let c @ Cell::Number { .. } = parse_cell(inner)
+        {
+            return c;
+        }
+    }
     if let Some(secs) = clock_secs(cell) {
         return Cell::Number {
             value: secs,

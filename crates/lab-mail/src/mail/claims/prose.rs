@@ -361,6 +361,16 @@ fn measured_numbers(
             _ => None,
         };
         let Some(unit) = n.unit.as_ref().or(high_unit).or(named_before.as_ref()) else {
+            // `the IPC raised from 0.75 to 0.97`: a change stated with
+            // both ends is a claim, with a unit or none.
+            if !n.parameter && n.at < steps_from && !introduces && changed_from_to(&toks, k) {
+                let value = Value::Number {
+                    value: n.value,
+                    unit: None,
+                    spread_pct: None,
+                };
+                out.push((n.at, draft(&[], &["value"], vec![value], None)));
+            }
             continue;
         };
         // `covered` is sorted by start: the one range that may hold `at`
@@ -475,6 +485,57 @@ fn measured_numbers(
         ));
     }
     out
+}
+
+/// Whether the number at `k` is an end of `<verb> from A to B` with a
+/// verb of change a few words before `from` (`raised from 0.75 to
+/// 0.97`, `went from 120 to 80`), and no unit on either end.
+fn changed_from_to(toks: &[super::tokens::Tok], k: usize) -> bool {
+    use super::tokens::Tok;
+    const CHANGES: [&str; 18] = [
+        "raised",
+        "rose",
+        "rises",
+        "increased",
+        "increases",
+        "decreased",
+        "decreases",
+        "dropped",
+        "drops",
+        "fell",
+        "falls",
+        "went",
+        "goes",
+        "improved",
+        "improves",
+        "reduced",
+        "grew",
+        "jumped",
+    ];
+    let word = |i: usize, w: &str| matches!(toks.get(i), Some(Tok::Word { text, .. }) if text.eq_ignore_ascii_case(w));
+    let bare =
+        |i: usize| matches!(toks.get(i), Some(Tok::Num(n)) if n.unit.is_none() && !n.parameter);
+    let (from, to) = if k >= 1 && word(k - 1, "from") && word(k + 1, "to") && bare(k + 2) {
+        (k - 1, k + 2)
+    } else if k >= 3 && word(k - 1, "to") && bare(k - 2) && word(k - 3, "from") {
+        (k - 3, k)
+    } else {
+        return false;
+    };
+    // `went from 64 to 128 entries`: a count of things, set, not read.
+    const LINKS: [&str; 12] = [
+        "with", "after", "when", "on", "for", "and", "but", "which", "this", "so", "while", "in",
+    ];
+    let ends = match toks.get(to + 1) {
+        Some(Tok::Word { text, .. }) => LINKS.contains(&text.to_lowercase().as_str()),
+        _ => true,
+    };
+    if !ends {
+        return false;
+    }
+    toks[from.saturating_sub(4)..from].iter().any(
+        |t| matches!(t, Tok::Word { text, .. } if CHANGES.contains(&text.to_lowercase().as_str())),
+    )
 }
 
 /// Whether the text before a number gives it to something: `set to`,

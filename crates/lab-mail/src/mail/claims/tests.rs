@@ -1444,3 +1444,25 @@ fn commands_with_shell_variables_head_no_table() {
     );
     assert!(got.is_empty(), "{got:?}");
 }
+
+/// A number padded with a drawn table's underscores, a value in brackets
+/// glued to its name, and both ends of a change stated without a unit
+/// are results.
+#[test]
+fn underscore_cells_glued_brackets_and_unitless_changes_are_results() {
+    let got = values_of(
+        "|__ fs ___|__ size ___|_ MiB/s __|\n\
+         |_erofs_4k_|_556879872_|_ 781.4 __|\n\
+         |_erofs_8k_|_452509696_|_ 864.8 __|\n",
+    );
+    assert!(
+        got.contains(&556879872.0) && got.contains(&864.8),
+        "{got:?}"
+    );
+    let got = values_of("* aq2c: average q2c, test2's aq2c(11ms) > test1's aq2c(1ms).\n");
+    assert!(got.contains(&11.0) && got.contains(&1.0), "{got:?}");
+    let got = values_of("We can see the IPC raised from 0.75 to 0.97 with the patch.\n");
+    assert_eq!(got, [0.75, 0.97], "{got:?}");
+    let got = values_of("We moved from 4 to 8 queues.\n");
+    assert!(got.is_empty(), "{got:?}");
+}

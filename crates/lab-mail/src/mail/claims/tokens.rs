@@ -317,9 +317,18 @@ pub fn scan(line: &str, conv: Convention) -> Vec<Tok<'_>> {
             pending_param = false;
             continue;
         }
+        // `name=value`; `aq2c(11ms)`, `hit(<=100us)`: a value in brackets
+        // glued to its name.
+        let bracketed = word.split_once('(').filter(|(n, v)| {
+            n.starts_with(|c: char| c.is_ascii_alphabetic())
+                && v.starts_with(|c: char| c.is_ascii_digit() || c == '<' || c == '>')
+        });
         let (name, value) = match word.split_once('=') {
-            Some((n, v)) if !n.is_empty() => (Some(n), v),
-            _ => (None, word),
+            Some((n, v)) if !n.is_empty() && bracketed.is_none() => (Some(n), v),
+            _ => match bracketed {
+                Some((n, v)) => (Some(n), v),
+                None => (None, word),
+            },
         };
         // `innodb_buffer_pool_size=8G`, `block_size=4096`: a size named
         // as one is what was set.

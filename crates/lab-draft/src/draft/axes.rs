@@ -139,6 +139,17 @@ fn robot_job(p: &mut Proposal, tables: &[ClaimTable]) -> Option<steps::FioJob> {
 /// What a mail's fio line leaves to fio's defaults or to where it ran:
 /// the file (the experiment's device), `rw`, the directory of relative
 /// names, and the mount that directory needs.
+/// The note on the rw a job was given because the mail's fio line set
+/// none (or set it from a shell variable): a table's rows may say it.
+const RW_UNSET: &str = "fio's default; the mail's fio line sets no rw";
+
+/// Whether the mail's job left rw to fio's default or to a variable.
+fn rw_unset(j: &workload::Job) -> bool {
+    j.options
+        .iter()
+        .any(|(k, _, note)| k == "rw" && note.as_deref() == Some(RW_UNSET))
+}
+
 fn complete_job(p: &mut Proposal, j: &mut workload::Job, target: &str, dv: &Devices, own: &str) {
     if j.get("filename").is_none() && j.get("directory").is_none() {
         j.set(
@@ -148,11 +159,7 @@ fn complete_job(p: &mut Proposal, j: &mut workload::Job, target: &str, dv: &Devi
         );
     }
     if j.get("rw").is_none() {
-        j.set(
-            "rw",
-            "read",
-            Some("fio's default; the mail's fio line sets no rw".into()),
-        );
+        j.set("rw", "read", Some(RW_UNSET.into()));
     }
     // Relative names are files in fio's working directory: here a
     // directory of its own, on a file system made for it.
@@ -541,18 +548,6 @@ pub(super) fn table_axes(p: &mut Proposal, tables: &[ClaimTable]) {
                 continue;
             }
             let values: Vec<String> = match axis.as_str() {
-                "iodepth" | "numjobs" | "delay" => {
-                    keys.iter().filter_map(|k| lead_number(k)).collect()
-                }
-                "bs" => keys
-                    .iter()
-                    .map(|k| {
-                        k.to_ascii_lowercase()
-                            .replace(' ', "")
-                            .replace("kib", "k")
-                            .replace("kb", "k")
-                    })
-                    .collect(),
                 "hz" => {
                     let hz: Vec<u32> = keys
                         .iter()
@@ -568,7 +563,7 @@ pub(super) fn table_axes(p: &mut Proposal, tables: &[ClaimTable]) {
                     }
                     continue;
                 }
-                _ => keys.clone(),
+                _ => keys.iter().filter_map(|k| axis_value(&axis, k)).collect(),
             };
             if values.len() != keys.len() {
                 continue;
@@ -584,6 +579,14 @@ pub(super) fn table_axes(p: &mut Proposal, tables: &[ClaimTable]) {
             let with = format!("{{{{ {axis} }}}}");
             let used = match (axis.as_str(), &mut p.workloads) {
                 ("iodepth" | "numjobs" | "bs", Some(Workloads::One(j))) => {
+                    j.set(&axis, &with, None);
+                    true
+                }
+                // Rows named by direction are an axis only where the
+                // mail's job leaves rw open (`-rw=$rw`): under a job
+                // that fixes it, READ and WRITE rows are one mixed
+                // job's two directions.
+                ("rw", Some(Workloads::One(j))) if rw_unset(j) => {
                     j.set(&axis, &with, None);
                     true
                 }
@@ -636,10 +639,22 @@ fn axis_of_values(keys: &[String]) -> Option<String> {
     if keys.len() < 2 {
         return None;
     }
-    FORMS
+    let form = FORMS
         .iter()
         .find(|(re, _)| keys.iter().all(|k| re.is_match(k.trim())))
-        .map(|(_, axis)| axis.to_string())
+        .map(|(_, axis)| axis.to_string());
+    // Labels that each name a direction, two directions at least
+    // (`overwrite`, `read`, `rand overwrite`, `randread`): fio's rw.
+    form.or_else(|| {
+        let rws: Vec<&str> = keys
+            .iter()
+            .map(|k| crate::matrix::schema::fio_rw_named(k))
+            .collect::<Option<_>>()?;
+        let mut distinct = rws.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        (distinct.len() >= 2).then(|| "rw".to_string())
+    })
 }
 
 /// The block layer's writable queue attributes, as the kernel documents
@@ -755,6 +770,25 @@ fn template_step(setup: &mut Vec<(Step, Option<String>)>, axis: &str, with: &str
         k - 1 == i || !matches!(s, Step::Knob { path: p, .. } if *p == path)
     });
     true
+}
+
+/// The value of `axis` a table's key spells, as the matrix writes it:
+/// `QD32` → `32` for a count, `128 KiB` → `128k` for a block size,
+/// `rand overwrite` → `randwrite` for fio's rw; other axes take the key
+/// as written. Both the axis a table makes and the binding of its rows
+/// read keys through this, so a row binds to the value it made.
+pub(super) fn axis_value(axis: &str, key: &str) -> Option<String> {
+    match axis {
+        "iodepth" | "numjobs" | "delay" => lead_number(key),
+        "bs" => Some(
+            key.to_ascii_lowercase()
+                .replace(' ', "")
+                .replace("kib", "k")
+                .replace("kb", "k"),
+        ),
+        "rw" => crate::matrix::schema::fio_rw_named(key).map(str::to_string),
+        _ => Some(key.to_string()),
+    }
 }
 
 /// `QD32` → `32`, `8 jobs` → `8`, `1ms` → `1`.

@@ -55,12 +55,29 @@ static CONFIG: LazyLock<Regex> = LazyLock::new(|| {
 
 pub use crate::matrix::HZ_VALUES;
 
+/// Whether the sentence `rest` continues ends in a question mark: its
+/// first `?`, `!` or full stop (a `.` before a space or the line's end;
+/// `6.12.3` is a version) is `?`.
+fn asks(rest: &str) -> bool {
+    let b = rest.as_bytes();
+    let end = (0..b.len()).find(|&i| {
+        matches!(b[i], b'?' | b'!')
+            || (b[i] == b'.' && b.get(i + 1).is_none_or(|c| c.is_ascii_whitespace()))
+    });
+    end.is_some_and(|i| b[i] == b'?')
+}
+
 /// Facts of `text`, each kept once, in order of mention.
 pub fn of_text(text: &str) -> Facts {
     let mut f = Facts::default();
     for line in text.lines() {
         let quote = line.trim().to_string();
         for c in VERSION.captures_iter(line) {
+            // A version in a question (`which I believe was v5.5?`) is
+            // one the writer wonders about, not the tree measured.
+            if asks(&line[c.get(0).map_or(0, |m| m.end())..]) {
+                continue;
+            }
             let v = (c[1].parse().unwrap_or(0), c[2].parse().unwrap_or(0));
             push(&mut f.versions, v, &quote);
         }
@@ -154,6 +171,13 @@ mod tests {
         assert_eq!(f.base_commit.as_deref(), Some("0123abcd"));
         assert_eq!(of_text("8 CPUs, x86-64").cpus.unwrap().value, 8);
         assert_eq!(of_text("8 CPUs, x86-64").arch[0].value, "x86_64");
+        // A version asked about is not the tree measured.
+        assert!(
+            of_text("moved to iomap - which I believe was v5.5?")
+                .versions
+                .is_empty()
+        );
+        assert_eq!(of_text("Tested on v6.1. Why?").versions.len(), 1);
         // A HZ the kernel does not offer is not a HZ.
         assert!(of_text("HZ=123").hz.is_empty());
     }

@@ -158,7 +158,14 @@ pub(super) fn variants(p: &mut Proposal, msgs: &[Read], opts: &Options) {
         let replied = msgs.iter().find_map(|m| m.msg.refs.first().cloned());
         match replied {
             Some(id) => {
-                p.variant_notes.push(format!("This mail holds no patch; lab fetches <{id}>, the mail it answers, with b4, or give the patch mail with --mail."));
+                let quoted = msgs
+                    .iter()
+                    .any(|m| m.msg.parts.iter().any(|p| quotes_diff(&p.text)));
+                p.variant_notes.push(if quoted {
+                    format!("This mail quotes the patch it answers (its diff after '>'); lab fetches <{id}> whole with b4, or give the patch mail with --mail.")
+                } else {
+                    format!("This mail holds no patch; lab fetches <{id}>, the mail it answers, with b4, or give the patch mail with --mail.")
+                });
                 p.variants.push(VariantDraft {
                     name: "after".into(),
                     description: "with the patch this mail answers".into(),
@@ -215,4 +222,26 @@ pub(super) fn variants(p: &mut Proposal, msgs: &[Read], opts: &Options) {
         mail,
         fuzz: 3,
     });
+}
+
+/// Whether a reply quotes a diff (`> diff --git`, `> --- a/` over
+/// `> +++ b/`): the patch it answers, whose text b4 fetches whole.
+fn quotes_diff(body: &str) -> bool {
+    let unq = |l: &str| -> Option<String> {
+        let t = l.trim_start();
+        t.starts_with('>').then(|| {
+            t.trim_start_matches(['>', ' '])
+                .to_string()
+        })
+    };
+    let mut prev: Option<String> = None;
+    body.lines().any(|l| {
+        let u = unq(l);
+        let hit = u.as_deref().is_some_and(|u| {
+            u.starts_with("diff --git ")
+                || (u.starts_with("+++ ") && prev.as_deref().is_some_and(|p| p.starts_with("--- ")))
+        });
+        prev = u;
+        hit
+    })
 }

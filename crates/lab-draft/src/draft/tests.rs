@@ -733,3 +733,37 @@ fn a_ram_disk_loop_binds_each_device_it_wrote_to() {
         ]
     );
 }
+
+/// Rows that name directions in words under a job whose rw is a shell
+/// variable: the rows are the rw axis, each row its value's cells; a
+/// version in a question is no tree.
+#[test]
+fn direction_rows_fill_a_variable_rw() {
+    let mail = "new/direction-rows-variable.eml";
+    let (d, m, plan) = drafted(mail, false);
+    assert_eq!(
+        axis(&m, "rw"),
+        ["read", "write", "randread", "randwrite"],
+        "{}",
+        d.yaml
+    );
+    assert_eq!(s(&fio(&m, None).rw), "{{ rw }}");
+    assert!(!d.yaml.contains("5.8"), "{}", d.yaml);
+    let got = one_cell_each(mail, &m, &plan);
+    assert_eq!(got.len(), 16, "{}", d.yaml);
+    for (metric, ..) in &got {
+        assert!(metric == "iops.total" || metric == "bw.total", "{metric}");
+    }
+    // 'random write' IOPS of the patched kernel: its own cell.
+    let rw: Vec<&String> = got
+        .iter()
+        .filter(|(m, c, _)| m == "iops.total" && *c == Some(34700.0))
+        .map(|(.., cell)| cell)
+        .collect();
+    assert_eq!(rw.len(), 1, "{got:?}");
+    assert!(
+        rw[0].contains("randwrite") && rw[0].contains("after"),
+        "{}",
+        rw[0]
+    );
+}

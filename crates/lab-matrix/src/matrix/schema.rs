@@ -500,6 +500,79 @@ pub fn fio_direction(rw: &str) -> &'static str {
     }
 }
 
+/// The fio `rw=` a person's label for a direction names: `randread`,
+/// `rand read`, `random write`, `seq read`, `overwrite` (a write over
+/// data already there), `mixed`, `rw`. None when any word of the label
+/// is not one of a direction's (`read IOPS`, `4k read` are not labels
+/// of a direction alone), so a column of such labels is an rw axis.
+pub fn fio_rw_named(label: &str) -> Option<&'static str> {
+    let l = label.trim().to_ascii_lowercase();
+    let mut random = None;
+    let (mut reads, mut writes, mut trims, mut both) = (false, false, false, false);
+    for w in l
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+    {
+        let (r, rest) = match w {
+            "rand" | "random" => (Some(true), ""),
+            "seq" | "sequential" => (Some(false), ""),
+            _ => match w.strip_prefix("rand").or_else(|| w.strip_prefix("random")) {
+                Some(rest) => (Some(true), rest),
+                None => match w.strip_prefix("seq") {
+                    Some(rest) => (Some(false), rest),
+                    None => (None, w),
+                },
+            },
+        };
+        if r.is_some() {
+            if random.is_some_and(|x| Some(x) != r) {
+                return None;
+            }
+            random = r;
+        }
+        match rest {
+            "" => {}
+            "read" | "reads" | "rd" => reads = true,
+            "write" | "writes" | "wr" | "overwrite" | "overwrites" => writes = true,
+            "trim" | "trims" | "discard" => trims = true,
+            "rw" | "readwrite" | "mixed" => both = true,
+            _ => return None,
+        }
+    }
+    let random = random.unwrap_or(false);
+    Some(match (reads, writes, trims, both || (reads && writes)) {
+        (_, _, false, true) => {
+            if random {
+                "randrw"
+            } else {
+                "rw"
+            }
+        }
+        (true, false, false, false) => {
+            if random {
+                "randread"
+            } else {
+                "read"
+            }
+        }
+        (false, true, false, false) => {
+            if random {
+                "randwrite"
+            } else {
+                "write"
+            }
+        }
+        (false, false, true, false) => {
+            if random {
+                "randtrim"
+            } else {
+                "trim"
+            }
+        }
+        _ => return None,
+    })
+}
+
 /// A fio workload. Every value may be a template. The named fields,
 /// any other fio option written beside them (`time_based: 1`,
 /// `directory: /mnt/xfs`, `iodepth_batch_submit: 8`) and `options` are

@@ -230,3 +230,28 @@ fn yaml_is_read_as_1_2_so_n_and_off_stay_words() {
         "{e}"
     );
 }
+
+#[test]
+fn a_label_of_a_direction_names_fio_rw() {
+    use schema::fio_rw_named as rw;
+    for (label, want) in [
+        ("overwrite", Some("write")),
+        ("rand overwrite", Some("randwrite")),
+        ("randread", Some("randread")),
+        ("Random Read", Some("randread")),
+        ("seq-write", Some("write")),
+        ("seqread", Some("read")),
+        ("mixed", Some("rw")),
+        ("randrw", Some("randrw")),
+        ("read/write", Some("rw")),
+        ("trim", Some("trim")),
+        // Not a direction alone: a metric, a size, a design.
+        ("read IOPS", None),
+        ("4k read", None),
+        ("random", None),
+        ("", None),
+        ("rand seq read", None),
+    ] {
+        assert_eq!(rw(label), want, "{label}");
+    }
+}

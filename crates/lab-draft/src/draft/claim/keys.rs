@@ -56,8 +56,13 @@ pub(super) fn key_axis(t: &ClaimTable, i: usize, ctx: &Ctx) -> Option<RowAxis> {
             if values.iter().any(|v| same_value(v, k)) {
                 return true;
             }
-            let n = super::super::axes::lead_number(k);
-            let hit = values.iter().find(|v| n.as_deref() == Some(v.as_str()));
+            // The key as the axis spells its values (`rand overwrite`
+            // for rw's randwrite), or its leading number (`HZ=250`).
+            use super::super::axes::{axis_value, lead_number};
+            let hit = [axis_value(axis, k), lead_number(k)]
+                .into_iter()
+                .flatten()
+                .find_map(|n| values.iter().find(|v| **v == n));
             if let Some(v) = hit {
                 aliases.push((k.to_string(), v.clone()));
             }

@@ -59,6 +59,15 @@ pub(super) fn workloads(
         }
     }
     let loop_values = measured_loop_values(p, &mut jobs);
+    // Runs fio named themselves (`--name=polled`, `--name=irq`) stay
+    // workloads of those names; unnamed ones that differ by a switch
+    // vary that switch.
+    let mut names: Vec<&str> = fio.iter().filter_map(|j| j.name.as_deref()).collect();
+    names.sort_unstable();
+    names.dedup();
+    if names.len() < fio.len() {
+        workload::spell_switches(&mut jobs);
+    }
     let each = jobs.clone();
     let (mut w, mut axis) = workload::combine(jobs, &prefer);
     if let Workloads::Named(ws) = &mut w {

@@ -229,10 +229,8 @@ pub(super) fn variants(p: &mut Proposal, msgs: &[Read], opts: &Options) {
 fn quotes_diff(body: &str) -> bool {
     let unq = |l: &str| -> Option<String> {
         let t = l.trim_start();
-        t.starts_with('>').then(|| {
-            t.trim_start_matches(['>', ' '])
-                .to_string()
-        })
+        t.starts_with('>')
+            .then(|| t.trim_start_matches(['>', ' ']).to_string())
     };
     let mut prev: Option<String> = None;
     body.lines().any(|l| {

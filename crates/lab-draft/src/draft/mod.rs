@@ -455,10 +455,12 @@ fn claims(
         .collect();
     axes.push(("arch".into(), p.arch.clone()));
     axes.push(("hz".into(), p.hz.iter().map(|h| h.to_string()).collect()));
+    let above = claim::commands_above(tables, &p.measured_by);
     let ctx = claim::Ctx {
         axes: &axes,
         directions: directions.clone(),
         measured_by: &p.measured_by,
+        above: &above,
         subject: &p.description,
         bare_multiplied: bare,
         device,

@@ -767,3 +767,29 @@ fn direction_rows_fill_a_variable_rw() {
         rw[0]
     );
 }
+
+/// A tool's output read as several tables is the command's above it
+/// all; two runs that differ by a switch given and left off vary that
+/// switch; a sentence before the commands takes neither as its own.
+#[test]
+fn every_block_under_a_command_binds_to_its_switch_value() {
+    let mail = "new/split-tool-output-switch.eml";
+    let (d, m, plan) = drafted(mail, false);
+    assert_eq!(axis(&m, "hipri"), ["0", "1"], "{}", d.yaml);
+    let got = one_cell_each(mail, &m, &plan);
+    let iops: Vec<(f64, &String)> = got
+        .iter()
+        .filter(|(metric, ..)| metric == "read.iops")
+        .filter_map(|(_, v, cell)| Some(((*v)?, cell)))
+        .collect();
+    // Three IOPS= lines and the maximum under each command.
+    assert!(iops.len() >= 8, "{got:?}\n{}", d.yaml);
+    for (v, cell) in iops {
+        let polled = v > 1.5e6;
+        assert_eq!(
+            cell.contains("hipri-1") || cell.contains("hipri=1"),
+            polled,
+            "{v} {cell}"
+        );
+    }
+}

@@ -190,6 +190,23 @@ pub fn is_name(n: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || "_-".contains(c))
 }
 
+/// A switch one job gives (`--hipri`, `fixedbufs=1`) and another leaves
+/// off is 1 against 0 there: written out in every job, so the option
+/// that varies is seen as one.
+pub fn spell_switches(jobs: &mut [Job]) {
+    for k in crate::matrix::fioopts::OFF_BY_DEFAULT {
+        if jobs.iter().any(|j| j.get(k).is_some()) && jobs.iter().any(|j| j.get(k).is_none()) {
+            for j in jobs.iter_mut() {
+                match j.get(k) {
+                    None => j.set(k, "0", None),
+                    Some("") => j.set(k, "1", None),
+                    Some(_) => {}
+                }
+            }
+        }
+    }
+}
+
 pub fn combine(jobs: Vec<Job>, prefer: &[String]) -> (Workloads, Option<(String, Vec<String>)>) {
     let mut unique: Vec<Job> = Vec::new();
     for j in jobs {

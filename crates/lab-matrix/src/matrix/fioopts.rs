@@ -7,6 +7,21 @@ use std::collections::BTreeMap;
 /// Options lab sets itself; a matrix may not change them.
 const RESERVED: [&str; 4] = ["output-format", "output", "name", "new_group"];
 
+/// fio's switches that are off unless given (`--hipri`, `fixedbufs=1`):
+/// a job without one runs it at 0, so two jobs that differ by one of
+/// them differ in its value.
+pub const OFF_BY_DEFAULT: [&str; 9] = [
+    "hipri",
+    "fixedbufs",
+    "registerfiles",
+    "sqthread_poll",
+    "direct",
+    "end_fsync",
+    "overwrite",
+    "nowait",
+    "time_based",
+];
+
 /// The options as a map; a flag (`--group_reporting`) has an empty value.
 pub fn to_map(o: &FioOptions) -> Result<BTreeMap<String, Scalar>, String> {
     let map = match o {

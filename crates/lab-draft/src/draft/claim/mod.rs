@@ -16,7 +16,7 @@ mod metrics;
 mod sides;
 
 use caption::*;
-pub use caption::{caption_unit, names_no_cell};
+pub use caption::{caption_unit, commands_above, names_no_cell};
 pub use keys::axis_named;
 use keys::*;
 pub use metrics::metric;
@@ -91,6 +91,11 @@ pub struct Ctx<'a> {
     pub directions: Vec<&'static str>,
     /// Commands that became workloads: text, axis, value.
     pub measured_by: &'a [(String, String, String)],
+    /// For each table (from 1), the caption of the table just above it
+    /// that names one of those commands, when its own names none: a
+    /// command's output read as several tables (`submitter=...` lines,
+    /// then `IOPS=...` lines, then `Maximum IOPS=`) is one command's.
+    pub above: &'a [Option<String>],
     /// The subjects of the mail's messages, `[PATCH]` tags and all.
     pub subject: &'a str,
     /// Tables (from 1) whose numbers the mail writes with a multiplier
@@ -161,7 +166,14 @@ pub fn draft(n: usize, t: &ClaimTable, ctx: &Ctx) -> Result<ClaimDraft, String> 
         c.row_variants.push((label.clone(), v));
     }
     metric_and_unit(&mut c, t, &caption, n, ctx)?;
-    conditions(&mut c, &caption, ctx)?;
+    // A sentence's caption runs on past it: a command after its
+    // numbers ran after them, and is no condition of theirs.
+    let above_numbers = if t.kind == crate::mail::ClaimKind::Prose {
+        before_command_below(&caption, ctx)
+    } else {
+        caption.clone()
+    };
+    conditions(&mut c, &above_numbers, ctx)?;
     Ok(c)
 }
 
@@ -534,7 +546,12 @@ fn conditions(c: &mut ClaimDraft, caption: &str, ctx: &Ctx) -> Result<(), String
             c.conditions.push((axis, value));
         }
     }
-    let measured = measured_by(caption, ctx);
+    let mut measured = measured_by(caption, ctx);
+    if measured.is_empty()
+        && let Some(Some(above)) = ctx.above.get(c.table.wrapping_sub(1))
+    {
+        measured = measured_by(above, ctx);
+    }
     if !measured.is_empty() {
         for (axis, value) in measured {
             if !c.rows.runs_over(&axis) && !c.conditions.iter().any(|(a, _)| a == &axis) {
@@ -605,6 +622,7 @@ mod tests {
             axes: &[],
             directions: vec!["read"],
             measured_by: &[],
+            above: &[],
             subject: "",
             bare_multiplied: &[],
             device: &|s| s.to_string(),
@@ -642,6 +660,7 @@ mod tests {
             axes: &[],
             directions: vec!["read", "write"],
             measured_by: &[],
+            above: &[],
             subject: "",
             bare_multiplied: &[],
             device: &|s| s.to_string(),

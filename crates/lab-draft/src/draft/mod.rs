@@ -16,6 +16,7 @@ mod devices;
 mod emit;
 mod facts;
 mod kernel;
+mod knob_axes;
 mod shell;
 mod steps;
 #[cfg(test)]

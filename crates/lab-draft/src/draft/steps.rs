@@ -561,10 +561,16 @@ fn fio_args(w: &[&str], src: &Src) -> (Option<FioJob>, Option<String>) {
     if opts.is_empty() && file {
         return (None, None);
     }
-    let axis = opts
-        .iter()
-        .find(|(_, v)| v.contains(MARK))
-        .map(|(k, _)| k.clone());
+    // The loop's variable may also label the job (`--name=rr-$depth`)
+    // or its output: the option it changes names the axis.
+    let marked = |labels: bool| {
+        opts.iter()
+            .find(|(k, v)| {
+                v.contains(MARK) && labels == super::workload::DROPPED.contains(&k.as_str())
+            })
+            .map(|(k, _)| k.clone())
+    };
+    let axis = marked(false).or_else(|| marked(true));
     let job = FioJob {
         name,
         options: opts,
@@ -844,6 +850,20 @@ mod tests {
             s.fio[0].get("filename"),
             Some("/dev/mapper/delay{{ delay }}")
         );
+    }
+
+    /// A loop variable that also labels the job names no axis `name`:
+    /// the option it changes does, and every use takes the template.
+    #[test]
+    fn a_loop_labelling_its_jobs_is_the_axis_of_what_it_changes() {
+        let s = scanned(
+            "for qd in 1 4 16; do\n  fio --name=rr-$qd --rw=randread --iodepth=$qd --filename=/dev/nullb0\ndone\n",
+        );
+        assert_eq!(s.axes.len(), 1, "{s:#?}");
+        assert_eq!(s.axes[0].0, "iodepth");
+        assert_eq!(s.fio[0].get("iodepth"), Some("{{ iodepth }}"));
+        let j = super::super::workload::clean(&s.fio[0], &|d| d.to_string());
+        assert_eq!(j.get("iodepth"), Some("{{ iodepth }}"), "{j:?}");
     }
 
     #[test]

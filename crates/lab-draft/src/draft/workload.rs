@@ -47,7 +47,7 @@ pub enum Workloads {
 }
 
 /// Options lab sets or that change only fio's output.
-const DROPPED: [&str; 18] = [
+pub(super) const DROPPED: [&str; 18] = [
     "name",
     "output",
     "output-format",
@@ -91,7 +91,11 @@ pub fn clean(j: &FioJob, device: &dyn Fn(&str) -> String) -> Job {
         }
         // A value read from a table or a pasted line that fio would
         // refuse (`8t`, `16 | numjobs=1`): left out, the draft says so.
-        if let Some(e) = crate::matrix::fio_value_error(k, v) {
+        // An axis's template (`{{ depth }}`) is checked as each cell
+        // renders it, at plan time.
+        if !v.contains("{{")
+            && let Some(e) = crate::matrix::fio_value_error(k, v)
+        {
             out.dropped.push(format!("--{k}={v}: {e}"));
             continue;
         }

@@ -278,6 +278,12 @@ fn rows() -> Vec<Row> {
             &["m.yaml:9:", "expected one value (a number, a string or true/false)"],
         ),
         plan_row(
+            "a run axis no template reads: its cells would all be the same",
+            with("  delay: [1, 2]\n", "  delay: [1, 2]\n  jobs: [1, 4]\n"),
+            3,
+            &["m.yaml:12:3:", "run_axes.jobs is read by no template", "{{ jobs }}"],
+        ),
+        plan_row(
             "template error at the matrix's line",
             with("read_ms: \"{{ delay }}\"", "read_ms: \"{{ nosuch }}\""),
             3,
@@ -654,6 +660,10 @@ fn big_matrix(dir: &Path, values: usize) -> PathBuf {
     let m = with(
         "  delay: [1, 2]\n",
         &format!("  delay: [1, 2]\n  n: [{}]\n", vals.join(", ")),
+    )
+    .replace(
+        "number_ios: 10}",
+        "number_ios: 10, description: \"{{ n }}\"}",
     );
     let p = dir.join("big.yaml");
     std::fs::write(&p, m).unwrap();

@@ -40,6 +40,7 @@ pub fn check(m: &Matrix, max_cells: usize) -> Result<Plan> {
     check_files(m)?;
     let plan = m.plan().map_err(|e| locate_template(m, e))?;
     check_cells(m, &plan)?;
+    check_axes_used(m)?;
     Ok(plan)
 }
 
@@ -104,6 +105,69 @@ fn check_axis_values(m: &Matrix) -> Result<()> {
                 );
             }
             seen.push(s);
+        }
+    }
+    Ok(())
+}
+
+/// The names a matrix's templates read: identifiers inside `{{ }}` and
+/// `{% %}`, outside comments.
+fn template_names(text: &str) -> Vec<&str> {
+    let mut names = Vec::new();
+    for line in text.lines() {
+        let line = line.split(" #").next().unwrap_or(line);
+        if line.trim_start().starts_with('#') {
+            continue;
+        }
+        let mut rest = line;
+        while let Some(at) = rest.find(['{']) {
+            let after = &rest[at + 1..];
+            let close = match after.chars().next() {
+                Some('{') => "}}",
+                Some('%') => "%}",
+                _ => {
+                    rest = after;
+                    continue;
+                }
+            };
+            let body = &after[1..];
+            let end = body.find(close).unwrap_or(body.len());
+            names.extend(
+                body[..end]
+                    .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .filter(|w| !w.is_empty()),
+            );
+            rest = &body[end..];
+        }
+    }
+    names
+}
+
+/// A boot or run axis no template reads makes cells that all run the
+/// same thing: their differences are noise, reported as results.
+fn check_axes_used(m: &Matrix) -> Result<()> {
+    let used = template_names(&m.text);
+    for (section, axes) in [("boot_axes", &m.boot_axes), ("run_axes", &m.run_axes)] {
+        for a in axes.iter().filter(|a| a.values.len() > 1) {
+            if used.contains(&a.name.as_str()) {
+                continue;
+            }
+            let at = m
+                .text
+                .find(&format!("{section}:"))
+                .and_then(|s| {
+                    m.text[s..]
+                        .find(&format!("\n  {}:", a.name))
+                        .map(|i| s + i + 3)
+                })
+                .unwrap_or(0);
+            let line = m.text[..at].matches('\n').count() + 1;
+            bail!(
+                "{}:{line}:3: {section}.{} is read by no template (write {{{{ {} }}}} in the step, workload or boot option it changes): its values would make cells that all run the same thing",
+                m.path.display(),
+                a.name,
+                a.name,
+            );
         }
     }
     Ok(())

@@ -134,6 +134,8 @@ run_axes:
   io_poll: [0, 1]
   io_poll_delay: [-1, 0, 10]
   threads: [1, 8]
+setup:
+  - shell: {run: \"echo {{ io_poll }} {{ io_poll_delay }} {{ threads }}\"}
 ";
 
 #[test]
@@ -179,14 +181,14 @@ fn only_keeps_matching_cells_and_drops_empty_kernels() {
 fn exclude_errors_name_the_axis_or_value() {
     let e = err_of(&format!("{POLL}exclude:\n  - {{io_pol: 0}}\n"));
     assert!(
-        e.contains("test.yaml:12:6: exclude[0]: 'io_pol' is not an axis"),
+        e.contains("test.yaml:14:6: exclude[0]: 'io_pol' is not an axis"),
         "{e}"
     );
     assert!(e.contains("arch, variant, kver, io_poll"), "{e}");
     let e = err_of(&format!(
         "{POLL}exclude:\n  - {{io_poll: 0, io_poll_delay: [0, 5]}}\n"
     ));
-    assert!(e.contains("test.yaml:12:"), "{e}");
+    assert!(e.contains("test.yaml:14:"), "{e}");
     assert!(
         e.contains("'5' is not a value of axis 'io_poll_delay' (-1, 0, 10)"),
         "{e}"

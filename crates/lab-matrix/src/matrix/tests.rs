@@ -211,10 +211,17 @@ fn non_interleaved_schedule_runs_repetitions_back_to_back() {
 #[test]
 fn yaml_is_read_as_1_2_so_n_and_off_stay_words() {
     // YAML 1.1 would read `n` as false and `off` as false.
-    let m = parse(&SMALL.replace(
-        "delay: [1, 20]",
-        "delay: [1, 20]\n  n: [1, 2]\n  mode: [on, off]",
-    ))
+    let m = parse(
+        &SMALL
+            .replace(
+                "delay: [1, 20]",
+                "delay: [1, 20]\n  n: [1, 2]\n  mode: [on, off]",
+            )
+            .replace(
+                "number_ios: 10}",
+                "number_ios: 10, description: \"{{ n }} {{ mode }}\"}",
+            ),
+    )
     .unwrap();
     let p = m.plan().unwrap();
     let ids: Vec<&str> = p.cells.iter().map(|c| c.id.as_str()).collect();

@@ -24,8 +24,11 @@ run_axes:
   io_poll: [0, 1]
   io_poll_delay: [-1, 0]
   threads: [1, 8]
+setup:
+  - knob: {{path: /sys/block/nvme0n1/queue/io_poll, value: \"{{{{ io_poll }}}}\"}}
+  - knob: {{path: /sys/block/nvme0n1/queue/io_poll_delay, value: \"{{{{ io_poll_delay }}}}\"}}
 workload:
-  fio: {{filename: /dev/nvme0n1, rw: randread, number_ios: 10}}
+  fio: {{filename: /dev/nvme0n1, rw: randread, number_ios: 10, numjobs: \"{{{{ threads }}}}\"}}
 claims:
 {claims}"
     );
@@ -293,7 +296,7 @@ fn a_unit_of_another_kind_is_an_error_naming_both_units() {
     tolerance: 10%
 ");
     assert!(
-        e.ends_with("matrices/test.yaml:22:11: claims[0]: claim 1: its unit MB/s (a throughput) cannot measure read.lat_mean, which is in ns (a time)"),
+        e.ends_with("matrices/test.yaml:25:11: claims[0]: claim 1: its unit MB/s (a throughput) cannot measure read.lat_mean, which is in ns (a time)"),
         "{e}"
     );
 }
@@ -332,23 +335,23 @@ fn plan_time_errors_are_located() {
     let cases = [
         (
             "  - from_variant: after\n    row_axis: threads\n    columns: {after: after}\n    metric: read.iops\n    tolerance: lots\n",
-            "test.yaml:22:16: claims[0]: tolerance 'lots': expected a percentage such as 15%",
+            "test.yaml:25:16: claims[0]: tolerance 'lots': expected a percentage such as 15%",
         ),
         (
             "  - from_variant: after\n    table: 0\n    row_axis: threads\n    columns: {after: after}\n    metric: read.iops\n    tolerance: 5%\n",
-            "test.yaml:19:12: claims[0]: table counts from 1",
+            "test.yaml:22:12: claims[0]: table counts from 1",
         ),
         (
             "  - from_variant: after\n    row_axis: threads\n    columns: {after: after}\n    metric: read.iopz\n    tolerance: 5%\n",
-            "test.yaml:21:13: claims[0]: unknown metric 'read.iopz'",
+            "test.yaml:24:13: claims[0]: unknown metric 'read.iopz'",
         ),
         (
             "  - from_variant: after\n    row_axis: threads\n    columns: {after: after}\n    metric: read.iops\n    tolerance: 5%\n    conditions: {hz: 100, cpu: zen4}\n",
-            "test.yaml:23:32: claims[0]: unknown condition key 'cpu'",
+            "test.yaml:26:32: claims[0]: unknown condition key 'cpu'",
         ),
         (
             "  - from_variant: after\n    row_axis: thread\n    columns: {after: after}\n    metric: read.iops\n    tolerance: 5%\n",
-            "test.yaml:19:15: claims[0]: row axis 'thread' is not an axis of the matrix",
+            "test.yaml:22:15: claims[0]: row axis 'thread' is not an axis of the matrix",
         ),
         (
             "  - from_variant: after\n    row_axis: threads\n    columns: {after: later}\n    metric: read.iops\n    tolerance: 5%\n",
@@ -468,7 +471,7 @@ boot:
 run_axes:
   threads: [1, 8]
 workload:
-  fio: {{filename: /dev/nvme0n1, rw: randrw, number_ios: 10}}
+  fio: {{filename: /dev/nvme0n1, rw: randrw, number_ios: 10, numjobs: \"{{{{ threads }}}}\"}}
 derived:
   cpu.total: cpu.usr + cpu.sys
   bw.total: read.bw + write.bw

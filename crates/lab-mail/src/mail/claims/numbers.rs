@@ -127,6 +127,12 @@ pub fn parse_cell(raw: &str) -> Cell {
     if NA.iter().any(|na| cell.eq_ignore_ascii_case(na)) {
         return Cell::NotApplicable;
     }
+    // `~32%`, `≈1.2M`: an approximate number is still the cell's value.
+    if let Some(rest) = cell.strip_prefix(['~', '≈'])
+        && let c @ Cell::Number { .. } = parse_cell(rest)
+    {
+        return c;
+    }
     // `_556879872_`: a cell of a table drawn with underscores, padded
     // with them (a symbol such as `_raw_spin_lock` is no number inside).
     if cell.starts_with('_') || cell.ends_with('_') {

@@ -1466,3 +1466,25 @@ fn underscore_cells_glued_brackets_and_unitless_changes_are_results() {
     let got = values_of("We moved from 4 to 8 queues.\n");
     assert!(got.is_empty(), "{got:?}");
 }
+
+/// An indented pipe table whose header has no corner cell, and whose
+/// last column gives approximate changes (`~32%`): the row is read, its
+/// approximate change a value like any other.
+#[test]
+fn approximate_cells_end_a_pipe_row() {
+    let t = extract_text(
+        "\t    \t | IOPS (IRQ mode) | IOPS (poll mode) | diff\n\
+         ---------------- | --------------- | ---------------- | ----\n\
+         with patchset    |\t      212k |\t\t     284k | ~32%\n",
+    );
+    assert_eq!(t.len(), 1, "{t:#?}");
+    assert_eq!(t[0].columns.len(), 3, "{t:#?}");
+    assert_eq!(t[0].columns[1].name, "IOPS (poll mode)");
+    assert_eq!(t[0].rows[0].keys, ["with patchset"]);
+    assert_eq!(t[0].rows[0].values[0], num(212000.0));
+    assert!(
+        matches!(&t[0].rows[0].values[2], Value::Number { value, .. } if *value == 32.0),
+        "{:?}",
+        t[0].rows[0]
+    );
+}

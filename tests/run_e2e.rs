@@ -266,7 +266,9 @@ fn a_two_shard_run_merged_equals_an_unsharded_run() {
         );
         assert!(
             ran_or_contended(&out),
-            "shard {shard}: {}",
+            "shard {shard}: exit {:?}\n{}\n{}",
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
         );
     }

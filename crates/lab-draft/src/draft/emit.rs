@@ -541,6 +541,9 @@ fn claim(c: &ClaimDraft, mail: &str) -> String {
             o.push_str(&format!("      {}: {}\n", q(a), q(v)));
         }
     }
+    if let Some(a) = &c.column_axis {
+        o.push_str(&format!("    column_axis: {}\n", q(a)));
+    }
     if !c.columns.is_empty() {
         let cols: Vec<String> = unique_keys(&mut o, 4, &c.columns)
             .into_iter()

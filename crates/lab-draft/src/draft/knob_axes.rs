@@ -5,6 +5,7 @@
 use super::emit::Proposal;
 use super::steps::Step;
 use super::workload::Workloads;
+use crate::mail::ClaimTable;
 use crate::matrix::DmTarget;
 
 /// The block layer's writable queue attributes, as the kernel documents
@@ -123,4 +124,89 @@ pub(super) fn template_step(
         k - 1 == i || !matches!(s, Step::Knob { path: p, .. } if *p == path)
     });
     true
+}
+
+/// The fio switch and value a column's qualifier names: `IOPS (IRQ
+/// mode)` is `hipri` 0, `IOPS (iopoll=1 mode)` and `lat (polled)` are
+/// `hipri` 1. None for a column without such words in brackets.
+pub(super) fn column_mode(name: &str) -> Option<(&'static str, &'static str)> {
+    let (_, q) = name.split_once(['(', '['])?;
+    let words: Vec<String> = q
+        .to_ascii_lowercase()
+        .split(|c: char| !c.is_ascii_alphanumeric() && c != '-')
+        .map(String::from)
+        .collect();
+    let has = |ws: &[&str]| words.iter().any(|w| ws.contains(&w.as_str()));
+    let irq = has(&[
+        "irq",
+        "interrupt",
+        "interrupts",
+        "interrupt-driven",
+        "irq-driven",
+    ]);
+    let poll = has(&["poll", "polled", "polling", "iopoll", "hipri", "io_poll"]);
+    match (irq, poll) {
+        (true, false) => Some(("hipri", "0")),
+        (false, true) => Some(("hipri", "1")),
+        _ => None,
+    }
+}
+
+/// A table whose value columns are one measure in two or more modes of
+/// one switch: the switch, and each such column with its value.
+pub(super) fn mode_columns(t: &ClaimTable) -> Option<(&'static str, Vec<(String, String)>)> {
+    let modes: Vec<(String, (&str, &str))> = t
+        .columns
+        .iter()
+        .filter_map(|c| Some((c.name.clone(), column_mode(&c.name)?)))
+        .collect();
+    let opt = modes.first()?.1.0;
+    let mut values: Vec<&str> = modes.iter().map(|(_, (_, v))| *v).collect();
+    values.sort_unstable();
+    values.dedup();
+    (values.len() >= 2 && modes.iter().all(|(_, (o, _))| *o == opt)).then(|| {
+        (
+            opt,
+            modes
+                .into_iter()
+                .map(|(c, (_, v))| (c, v.to_string()))
+                .collect(),
+        )
+    })
+}
+
+/// Columns of a table that measure one thing in a switch's modes (IRQ
+/// against polled) make that switch an axis of the workload, on a
+/// drive where it works: polling needs NVMe poll queues and 2 vCPUs.
+pub(super) fn mode_axes(p: &mut Proposal, tables: &[ClaimTable]) {
+    for t in tables {
+        let Some((opt, cols)) = mode_columns(t) else {
+            continue;
+        };
+        if p.run_axes.iter().any(|(n, ..)| n == opt) {
+            continue;
+        }
+        let with = format!("{{{{ {opt} }}}}");
+        match &mut p.workloads {
+            Some(Workloads::One(j)) => j.set(opt, &with, None),
+            Some(Workloads::Named(ws)) => ws.iter_mut().for_each(|(_, j)| j.set(opt, &with, None)),
+            None => continue,
+        }
+        let mut values: Vec<String> = cols.iter().map(|(_, v)| v.clone()).collect();
+        values.sort();
+        values.dedup();
+        if opt == "hipri" && p.nvme > 0 {
+            p.nvme_poll = true;
+            p.cpus = p.cpus.max(2);
+        }
+        let names: Vec<&str> = cols.iter().map(|(c, _)| c.as_str()).collect();
+        p.run_axes.push((
+            opt.to_string(),
+            values,
+            Some(format!(
+                "the table's columns {} are its modes",
+                names.join(", ")
+            )),
+        ));
+    }
 }

@@ -17,10 +17,12 @@ mod emit;
 mod facts;
 mod kernel;
 mod knob_axes;
+mod params;
 mod shell;
 mod steps;
 #[cfg(test)]
 mod tests;
+mod tools;
 mod workload;
 
 use crate::mail::message::{self, Message};
@@ -349,6 +351,7 @@ fn propose(msgs: &[Read], tables: &[ClaimTable], opts: &Options) -> Proposal {
     );
     axes::workloads(&mut p, &scan, &devices, tables, &own);
     axes::table_axes(&mut p, tables);
+    knob_axes::mode_axes(&mut p, tables);
     p.perf = scan.perf_events.clone();
     p.perf_system_wide = scan.perf_system_wide;
     let bare = bare_multiplied(tables, &all);

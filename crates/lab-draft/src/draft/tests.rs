@@ -793,3 +793,25 @@ fn every_block_under_a_command_binds_to_its_switch_value() {
         );
     }
 }
+
+/// fio options listed in brackets are the jobs of the tables under
+/// them, and columns of one measure in a switch's two modes are that
+/// switch's axis.
+#[test]
+fn bracketed_options_are_jobs_and_mode_columns_an_axis() {
+    let mail = "new/param-list-poll-columns.eml";
+    let (d, m, plan) = drafted(mail, false);
+    assert_eq!(axis(&m, "hipri"), ["0", "1"], "{}", d.yaml);
+    assert_eq!(axis(&m, "wl").len(), 2, "{}", d.yaml);
+    let got = one_cell_each(mail, &m, &plan);
+    assert_eq!(got.len(), 4, "{}", d.yaml);
+    for (metric, v, cell) in &got {
+        assert_eq!(metric, "read.iops");
+        let v = v.unwrap();
+        let polled = v == 247000.0 || v == 362000.0;
+        assert_eq!(cell.contains("hipri=1"), polled, "{v} {cell}");
+        let two_jobs = v > 300000.0;
+        assert!(cell.contains("after"), "{cell}");
+        assert_eq!(cell.contains("wl=2-"), two_jobs, "{v} {cell}\n{}", d.yaml);
+    }
+}

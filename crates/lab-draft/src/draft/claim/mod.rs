@@ -63,6 +63,9 @@ pub struct ClaimDraft {
     /// Rows lab measures nothing for, and why.
     pub skipped: Vec<(String, String)>,
     pub columns: Vec<(String, String)>,
+    /// The axis the columns are values of (`IOPS (IRQ mode)` and `IOPS
+    /// (iopoll=1 mode)` of `hipri`); None when they are variants.
+    pub column_axis: Option<String>,
     /// Column → metric, for a table whose columns measure different
     /// things (`IOPS`, `sys`); `-` for a column lab measures nothing for.
     pub column_metrics: Vec<(String, String)>,
@@ -134,6 +137,7 @@ pub fn draft(n: usize, t: &ClaimTable, ctx: &Ctx) -> Result<ClaimDraft, String> 
         row_variants: vec![],
         skipped: vec![],
         columns: vec![],
+        column_axis: None,
         column_metrics: vec![],
         row_is_family: false,
         group_variants: false,
@@ -254,6 +258,14 @@ fn columns(c: &mut ClaimDraft, t: &ClaimTable, sides: &[Side], ctx: &Ctx) {
         }
     }
     if !before && !after {
+        // One measure in each mode of a switch the matrix varies.
+        if let Some((opt, cols)) = super::knob_axes::mode_columns(t)
+            && ctx.axes.iter().any(|(a, _)| a == opt)
+        {
+            c.column_axis = Some(opt.to_string());
+            c.columns = cols;
+            return;
+        }
         (c.column_metrics, c.row_is_family) = column_metrics(t, sides, ctx, &mut c.skipped);
     }
 }
@@ -316,13 +328,17 @@ fn rows(c: &mut ClaimDraft, t: &ClaimTable, caption: &str, ctx: &Ctx) -> Result<
         .zip(&row_sides)
         .filter(|(k, _)| !bound(k))
         .collect();
+    // Under columns of an axis, one row that says its side (`with
+    // patchset`) is that variant's.
+    let one_side = c.column_axis.is_some();
     let rows_are_variants = !kept.is_empty()
         && last_keys.iter().all(|k| pure(k))
         && kept
             .iter()
             .all(|(_, s)| matches!(s, Side::Before | Side::After))
-        && kept.iter().any(|(_, s)| **s == Side::Before)
-        && kept.iter().any(|(_, s)| **s == Side::After);
+        && (one_side
+            || (kept.iter().any(|(_, s)| **s == Side::Before)
+                && kept.iter().any(|(_, s)| **s == Side::After)));
     // Rows that say their variant (`p99 latency before: 1205 usec`),
     // among others that don't (`lat: 5 -> 4`).
     let sided = !rows_are_variants
@@ -331,7 +347,7 @@ fn rows(c: &mut ClaimDraft, t: &ClaimTable, caption: &str, ctx: &Ctx) -> Result<
             .iter()
             .any(|s| matches!(s, Side::Before | Side::After));
     if rows_are_variants {
-        if !c.columns.is_empty() {
+        if !c.columns.is_empty() && c.column_axis.is_none() {
             return Err("both its rows and its columns look like before and after".into());
         }
         c.rows = Rows::Variants;

@@ -62,9 +62,9 @@ pub fn side(label: &str) -> Side {
         "w/o",
         "default",
     ];
-    const AFTER: [&str; 11] = [
+    const AFTER: [&str; 13] = [
         "after", "patched", "patch", "new", "with", "w/", "fixed", "+patch", "series", "proposed",
-        "modified",
+        "modified", "patchset", "patches",
     ];
     if BEFORE.iter().any(|b| has(b))
         || l.starts_with("w/o")
@@ -132,8 +132,11 @@ pub fn names_the_patch(label: &str, subject: &str) -> bool {
 /// A label without its before/after words: `p99 latency before` →
 /// `p99 latency`.
 pub(super) fn strip_side(label: &str) -> String {
+    // Articles say nothing of a side: `with the series` is `with`.
+    const FILLER: [&str; 7] = ["the", "a", "an", "this", "these", "my", "our"];
     label
         .split_whitespace()
+        .filter(|w| !FILLER.contains(&w.to_ascii_lowercase().as_str()))
         .filter(|w| !matches!(side(w), Side::Before | Side::After))
         .collect::<Vec<_>>()
         .join(" ")

@@ -355,7 +355,12 @@ fn propose(msgs: &[Read], tables: &[ClaimTable], opts: &Options) -> Proposal {
     p.perf = scan.perf_events.clone();
     p.perf_system_wide = scan.perf_system_wide;
     let bare = bare_multiplied(tables, &all);
-    claims(&mut p, tables, &bare, &|s| devices.map(s));
+    let commands = if p.measured_by.is_empty() {
+        Vec::new()
+    } else {
+        command_lines(msgs)
+    };
+    claims(&mut p, tables, &bare, &|s| devices.map(s), &commands);
     p.claim_mail = opts.mail_ref.clone();
     p
 }
@@ -429,11 +434,35 @@ fn bare_multiplied(tables: &[ClaimTable], text: &str) -> Vec<usize> {
         .collect()
 }
 
+/// Each message's logical lines that may be commands (quote markers
+/// off, wrapped commands joined), numbered as the claims reader numbers
+/// the lines of a message's body.
+fn command_lines(msgs: &[Read]) -> Vec<Vec<(usize, String)>> {
+    msgs.iter()
+        .map(|m| {
+            let body: Vec<&str> = m
+                .msg
+                .parts
+                .iter()
+                .filter(|p| p.mimetype.starts_with("text/"))
+                .flat_map(|p| p.text.lines())
+                .map(|l| l.trim_start_matches(['>', ' ']))
+                .collect();
+            shell::logical_lines(&body.join("\n"))
+                .into_iter()
+                .filter(|l| l.text.split_whitespace().nth(1).is_some())
+                .map(|l| (l.line, l.text))
+                .collect()
+        })
+        .collect()
+}
+
 fn claims(
     p: &mut Proposal,
     tables: &[ClaimTable],
     bare: &[usize],
     device: &dyn Fn(&str) -> String,
+    commands: &[Vec<(usize, String)>],
 ) {
     // A templated rw takes its axis's values.
     let rws = |j: &workload::Job| -> Vec<&'static str> {
@@ -459,7 +488,7 @@ fn claims(
         .collect();
     axes.push(("arch".into(), p.arch.clone()));
     axes.push(("hz".into(), p.hz.iter().map(|h| h.to_string()).collect()));
-    let above = claim::commands_above(tables, &p.measured_by);
+    let above = claim::commands_above(tables, &p.measured_by, commands);
     let ctx = claim::Ctx {
         axes: &axes,
         directions: directions.clone(),

@@ -68,8 +68,28 @@ fn strip_prompt(s: &str) -> Option<&str> {
 pub fn logical_lines(text: &str) -> Vec<Logical> {
     let mut out: Vec<Logical> = Vec::new();
     let mut open: Option<Logical> = None;
+    // The raw line the last logical line ended on.
+    let mut last_end = usize::MAX;
     for (i, raw) in text.lines().enumerate() {
         let t = raw.trim();
+        // A mail client wraps a long command without a `\`: a line of
+        // options right under a line that has options goes on it.
+        if open.is_none()
+            && last_end.wrapping_add(1) == i
+            && starts_with_option(t)
+            && let Some(l) = out.last_mut()
+            && l.text.split_whitespace().skip(1).any(is_option)
+        {
+            let (body, more) = continued(t);
+            l.text.push(' ');
+            l.text.push_str(body);
+            last_end = i;
+            if more {
+                open = out.pop();
+            }
+            continue;
+        }
+        last_end = i;
         if let Some(mut l) = open.take() {
             let (body, more) = continued(t);
             l.text.push(' ');
@@ -99,6 +119,17 @@ pub fn logical_lines(text: &str) -> Vec<Logical> {
     }
     out.extend(open);
     out
+}
+
+/// `--direct=1`, `-rw=read`, `-p1`: a word that is a command's option
+/// (a dash or two, then a letter); `- item` and `-20%` are not.
+fn is_option(w: &str) -> bool {
+    let rest = w.strip_prefix("--").or_else(|| w.strip_prefix('-'));
+    rest.is_some_and(|r| r.chars().next().is_some_and(|c| c.is_ascii_alphabetic()))
+}
+
+fn starts_with_option(t: &str) -> bool {
+    t.split_whitespace().next().is_some_and(is_option)
 }
 
 fn continued(t: &str) -> (&str, bool) {

@@ -815,3 +815,23 @@ fn bracketed_options_are_jobs_and_mode_columns_an_axis() {
         assert_eq!(cell.contains("wl=2-"), two_jobs, "{v} {cell}\n{}", d.yaml);
     }
 }
+
+/// Commands a mail client wrapped without a `\` keep their options,
+/// and fio's group lines a blank line below a command are that
+/// command's numbers.
+#[test]
+fn wrapped_commands_and_the_group_lines_below_them() {
+    let mail = "new/wrapped-commands-group-lines.eml";
+    let (d, m, plan) = drafted(mail, false);
+    assert_eq!(axis(&m, "iodepth"), ["1", "16"], "{}", d.yaml);
+    let got = one_cell_each(mail, &m, &plan);
+    let bw: Vec<&(String, Option<f64>, String)> = got
+        .iter()
+        .filter(|(metric, ..)| metric == "read.bw")
+        .collect();
+    assert_eq!(bw.len(), 2, "{got:?}\n{}", d.yaml);
+    for (_, v, cell) in bw {
+        let deep = v.unwrap() > 3000.0;
+        assert_eq!(cell.contains("iodepth=16"), deep, "{v:?} {cell}");
+    }
+}

@@ -103,13 +103,17 @@ pub(super) fn before_command_below(caption: &str, ctx: &Ctx) -> String {
 /// lines of the message) and still be that command's.
 const OUTPUT_LINES: usize = 16;
 
-/// For each table, the caption of the nearest table above it in the
-/// same message (within [`OUTPUT_LINES`]) that quotes one of the
-/// commands `measured`, when its own caption quotes none and no other
-/// table between names a different one.
+/// For each table whose own caption quotes none of the commands
+/// `measured`: the caption of the nearest table above it in the same
+/// message (within [`OUTPUT_LINES`]) that quotes one, else the nearest
+/// command line above it in its message (`lines`, per message from 1:
+/// line number and text), within as many lines. fio's output is read
+/// from `Run status group 0 (all jobs):` down, a blank line below the
+/// command.
 pub fn commands_above(
     tables: &[ClaimTable],
     measured: &[(String, String, String)],
+    lines: &[Vec<(usize, String)>],
 ) -> Vec<Option<String>> {
     let mut out = vec![None; tables.len()];
     if measured.is_empty() {
@@ -128,7 +132,17 @@ pub fn commands_above(
             && t.line - line <= OUTPUT_LINES
         {
             out[i] = Some(cap.to_string());
+            continue;
         }
+        out[i] = lines
+            .get(t.origin.message.wrapping_sub(1))
+            .into_iter()
+            .flatten()
+            .rev()
+            .skip_while(|(l, _)| *l >= t.line)
+            .take_while(|(l, _)| t.line - l <= OUTPUT_LINES)
+            .find(|(_, text)| command_in(text, measured).is_some())
+            .map(|(_, text)| text.clone());
     }
     out
 }

@@ -539,38 +539,15 @@ pub fn fio_rw_named(label: &str) -> Option<&'static str> {
             _ => return None,
         }
     }
-    let random = random.unwrap_or(false);
-    Some(match (reads, writes, trims, both || (reads && writes)) {
-        (_, _, false, true) => {
-            if random {
-                "randrw"
-            } else {
-                "rw"
-            }
-        }
-        (true, false, false, false) => {
-            if random {
-                "randread"
-            } else {
-                "read"
-            }
-        }
-        (false, true, false, false) => {
-            if random {
-                "randwrite"
-            } else {
-                "write"
-            }
-        }
-        (false, false, true, false) => {
-            if random {
-                "randtrim"
-            } else {
-                "trim"
-            }
-        }
+    // fio spells a random direction with `rand` before the sequential one.
+    let (seq, rand) = match (reads, writes, trims, both || (reads && writes)) {
+        (_, _, false, true) => ("rw", "randrw"),
+        (true, false, false, false) => ("read", "randread"),
+        (false, true, false, false) => ("write", "randwrite"),
+        (false, false, true, false) => ("trim", "randtrim"),
         _ => return None,
-    })
+    };
+    Some(if random.unwrap_or(false) { rand } else { seq })
 }
 
 /// A fio workload. Every value may be a template. The named fields,

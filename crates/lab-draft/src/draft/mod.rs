@@ -139,6 +139,10 @@ pub fn draft(raw: &[u8], opts: &Options, out: &Path) -> Result<Draft> {
                 bad = Some((k, w));
                 break;
             }
+            if let Some(w) = measures_more(&b) {
+                bad = Some((k, w));
+                break;
+            }
             values += b.len();
         }
         match bad {
@@ -164,6 +168,37 @@ pub fn draft(raw: &[u8], opts: &Options, out: &Path) -> Result<Draft> {
         }
         debug_assert!(dropped <= tables.len());
     }
+}
+
+/// Two rows of one table that bind one cell's metric at values further
+/// apart than a draft's tolerance measure something the matrix does not
+/// vary (two cgroups' `READ:` lines, two devices, two jobs of one run):
+/// no cell can reproduce both. Rows within it are samples of one
+/// measurement (`IOPS=` printed once a second).
+fn measures_more(bound: &[crate::matrix::claims::Binding]) -> Option<String> {
+    const APART: f64 = 0.15;
+    let mut seen: Vec<(&str, &str, f64, &str)> = Vec::new();
+    for b in bound {
+        let (crate::matrix::claims::Target::Cells(cells), Some(v)) = (&b.target, b.claimed) else {
+            continue;
+        };
+        for c in cells {
+            if let Some((_, _, w, row)) = seen
+                .iter()
+                .find(|(sc, sm, ..)| *sc == c.as_str() && *sm == b.metric.as_str())
+            {
+                if (v - w).abs() > APART * v.abs().max(w.abs()) && *row != b.row.as_str() {
+                    return Some(format!(
+                        "rows '{row}' and '{}' both give {} of {c} ({w} and {v} {}): they measure something the matrix does not vary (a cgroup, a device, a job)",
+                        b.row, b.metric, b.unit
+                    ));
+                }
+            } else {
+                seen.push((c.as_str(), b.metric.as_str(), v, b.row.as_str()));
+            }
+        }
+    }
+    None
 }
 
 /// The name a draft of `raw` gets without `--name`: from its subject.

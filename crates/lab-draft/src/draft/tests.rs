@@ -835,3 +835,19 @@ fn wrapped_commands_and_the_group_lines_below_them() {
         assert_eq!(cell.contains("iodepth=16"), deep, "{v:?} {cell}");
     }
 }
+
+/// Rows of one table that would give one cell's metric two values far
+/// apart (two cgroups' jobs) bind nothing: the table stays a comment
+/// that says why.
+#[test]
+fn rows_one_cell_cannot_reproduce_both_are_no_claim() {
+    let (d, _, _) = drafted("new/two-cgroups-one-run.eml", false);
+    assert_eq!((d.claims, d.values), (0, 0), "{}", d.yaml);
+    assert!(
+        d.unclaimed
+            .iter()
+            .any(|u| u.contains("measure something the matrix does not vary")),
+        "{:?}",
+        d.unclaimed
+    );
+}

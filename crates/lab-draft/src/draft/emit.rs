@@ -35,6 +35,9 @@ pub struct Proposal {
     /// Each command of the mail that became a workload: its text, and
     /// the axis and value of the cells that run it.
     pub measured_by: Vec<(String, String, String)>,
+    /// Programs other than fio whose commands became workloads (`dd`,
+    /// fio's `t/io_uring`): their numbers are the workloads'.
+    pub measured_with: Vec<String>,
     pub derived: Vec<(String, String)>,
     pub perf: Vec<String>,
     pub perf_system_wide: bool,

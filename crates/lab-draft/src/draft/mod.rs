@@ -85,6 +85,8 @@ pub fn draft(raw: &[u8], opts: &Options, out: &Path) -> Result<Draft> {
         .map_err(crate::error::input)?;
     let mut p = propose(&msgs, &tables, opts);
     let mut dropped = 0;
+    // Tables found to give one cell values that disagree (below).
+    let mut contested: Vec<(usize, String)> = Vec::new();
     loop {
         let yaml = p.yaml();
         let unrunnable = |e: &anyhow::Error| {
@@ -117,8 +119,14 @@ pub fn draft(raw: &[u8], opts: &Options, out: &Path) -> Result<Draft> {
         let commands = crate::matrix::claims::command_metrics(&m);
         let mut bad = None;
         let mut values = 0;
+        let mut held: Held = Vec::new();
         for (k, def) in m.claims.iter().enumerate() {
-            let t = &tables[p.claims[k].table - 1];
+            let n = p.claims[k].table;
+            let t = &tables[n - 1];
+            if let Some((_, why)) = contested.iter().find(|(c, _)| *c == n) {
+                bad = Some((k, why.clone()));
+                break;
+            }
             let b = crate::matrix::claims::bind(k + 1, def, t, &plan, &commands);
             let why = b.iter().find_map(|b| match &b.target {
                 crate::matrix::claims::Target::Cells(_)
@@ -141,6 +149,11 @@ pub fn draft(raw: &[u8], opts: &Options, out: &Path) -> Result<Draft> {
             }
             if let Some(w) = measures_more(&b) {
                 bad = Some((k, w));
+                break;
+            }
+            if let Some((other, w)) = disagrees(&b, n, t, &tables, &mut held) {
+                contested.push((other, format!("{w} (table {n})")));
+                bad = Some((k, format!("{w} (table {other})")));
                 break;
             }
             values += b.len();
@@ -198,6 +211,55 @@ fn measures_more(bound: &[crate::matrix::claims::Binding]) -> Option<String> {
             }
         }
     }
+    None
+}
+
+/// What claims bound so far: cell, metric, value in the metric's unit,
+/// table.
+type Held = Vec<(String, String, f64, usize)>;
+
+/// Two tables of one message and quote depth (one author's one run),
+/// under different captions, that give one
+/// cell's metric values further apart than a draft's tolerance measure
+/// something the matrix does not vary (`dd /mnt/cmpr 4k` and `dd
+/// /mnt/non-cmpr 4k` on one file): neither binds. The earlier table,
+/// and why; `held` gains this table's values otherwise.
+fn disagrees(
+    bound: &[crate::matrix::claims::Binding],
+    n: usize,
+    t: &ClaimTable,
+    tables: &[ClaimTable],
+    held: &mut Held,
+) -> Option<(usize, String)> {
+    const APART: f64 = 0.15;
+    let mut mine: Held = Vec::new();
+    for b in bound {
+        let (crate::matrix::claims::Target::Cells(cells), Some(v)) = (&b.target, b.claimed) else {
+            continue;
+        };
+        let v = v / b.from_stored;
+        for c in cells {
+            let other = held.iter().find(|(hc, hm, w, o)| {
+                let u = &tables[*o - 1];
+                *hc == *c
+                    && *hm == b.metric
+                    && u.origin.message == t.origin.message
+                    && u.quote_depth == t.quote_depth
+                    && u.caption.is_some()
+                    && t.caption.is_some()
+                    && u.caption != t.caption
+                    && (v - w).abs() > APART * v.abs().max(w.abs())
+            });
+            if let Some((_, _, _, o)) = other {
+                return Some((
+                    *o,
+                    format!("another table under another caption gives {} of {c} a value more than 15% apart: they measure something the matrix does not vary", b.metric),
+                ));
+            }
+            mine.push((c.clone(), b.metric.clone(), v, n));
+        }
+    }
+    held.extend(mine);
     None
 }
 
@@ -385,6 +447,11 @@ fn propose(msgs: &[Read], tables: &[ClaimTable], opts: &Options) -> Proposal {
         &subjects.to_ascii_lowercase(),
     );
     axes::workloads(&mut p, &scan, &devices, tables, &own);
+    p.measured_with = scan
+        .fio
+        .iter()
+        .filter_map(|j| claim::caption_program(&j.src.quote))
+        .collect();
     axes::table_axes(&mut p, tables);
     knob_axes::mode_axes(&mut p, tables);
     p.perf = scan.perf_events.clone();
@@ -395,7 +462,7 @@ fn propose(msgs: &[Read], tables: &[ClaimTable], opts: &Options) -> Proposal {
     } else {
         command_lines(msgs)
     };
-    claims(&mut p, tables, &bare, &|s| devices.map(s), &commands);
+    claims(&mut p, tables, &bare, &|s| devices.map(s), &commands, &banners(msgs));
     p.claim_mail = opts.mail_ref.clone();
     p
 }
@@ -492,12 +559,34 @@ fn command_lines(msgs: &[Read]) -> Vec<Vec<(usize, String)>> {
         .collect()
 }
 
+/// Each message's section banners (`==========for-next==========`):
+/// body line and the name between the marks.
+fn banners(msgs: &[Read]) -> Vec<Vec<(usize, String)>> {
+    msgs.iter()
+        .map(|m| {
+            m.msg
+                .parts
+                .iter()
+                .filter(|p| p.mimetype.starts_with("text/"))
+                .flat_map(|p| p.text.lines())
+                .enumerate()
+                .filter(|(_, l)| crate::mail::claims::is_banner(l))
+                .map(|(i, l)| {
+                    let name = l.trim().trim_matches(|c: char| "=-*#~+".contains(c));
+                    (i + 1, name.trim().to_string())
+                })
+                .collect()
+        })
+        .collect()
+}
+
 fn claims(
     p: &mut Proposal,
     tables: &[ClaimTable],
     bare: &[usize],
     device: &dyn Fn(&str) -> String,
     commands: &[Vec<(usize, String)>],
+    sections: &[Vec<(usize, String)>],
 ) {
     // A templated rw takes its axis's values.
     let rws = |j: &workload::Job| -> Vec<&'static str> {
@@ -528,6 +617,7 @@ fn claims(
         axes: &axes,
         directions: directions.clone(),
         measured_by: &p.measured_by,
+        measured_with: &p.measured_with,
         above: &above,
         subject: &p.description,
         bare_multiplied: bare,
@@ -547,6 +637,7 @@ fn claims(
             }
         }
     }
+    claim::section_sides(&mut p.claims, tables, sections);
     claim::order_sides(&mut p.claims, tables);
     let mut metrics: Vec<String> = Vec::new();
     for c in &p.claims {

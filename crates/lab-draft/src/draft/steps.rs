@@ -286,6 +286,19 @@ fn read(p: &[Simple], src: &Src, into: &mut Scan) -> Option<String> {
             axis
         }
         "perf" if w.get(1) == Some(&"stat") => read_perf_stat(last, &w, src, into),
+        "dd" => {
+            match super::tools::dd(&w[1..], src) {
+                Some(j) => into.fio.push(j),
+                None if !w.iter().any(|a| a.starts_with("if=") || a.starts_with("of=")) => into
+                    .unmapped
+                    .push((src.clone(), "a dd line without if= or of=".into())),
+                None => into.unmapped.push((
+                    src.clone(),
+                    "a dd that copies between two files or two streams measures no file".into(),
+                )),
+            }
+            None
+        }
         _ => {
             into.unmapped
                 .push((src.clone(), format!("lab does not run `{prog}`")));

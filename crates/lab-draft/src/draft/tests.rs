@@ -311,10 +311,51 @@ fn a_series_without_a_cover_gives_a_knob_axis_from_the_table_rows() {
 #[test]
 fn tables_from_other_programs_stay_comments_with_the_reason() {
     let (d, m, _) = drafted("mails/labels-commands.eml", false);
-    assert_eq!((d.claims, d.values), (1, 4), "{}", d.yaml);
+    // fio's and dd's numbers bind to their own workloads; dmsetup's
+    // timing of mkfs is no workload.
+    assert_eq!((d.claims, d.values), (2, 6), "{}", d.yaml);
     assert_eq!(m.claims[0].row_variants["p99 latency after"], "after");
-    assert!(d.yaml.contains("its numbers come from `dd`"), "{}", d.yaml);
-    assert!(d.yaml.contains("does not run `dd`"), "{}", d.yaml);
+    assert!(d.yaml.contains("its numbers come from `dmsetup`"), "{}", d.yaml);
+    let wl = axis(&m, "wl");
+    assert_eq!(wl.len(), 2, "{}", d.yaml);
+    assert_eq!(m.claims[1].conditions["wl"].value.to_string(), wl[1]);
+}
+
+#[test]
+fn dd_runs_as_fio_and_banners_name_the_variants() {
+    let (d, m, plan) = drafted("new/dd-sections-two-files.eml", false);
+    // `dd if=FILE of=/dev/null bs=4k count=N`: a psync sequential read
+    // of FILE in blocks of bs; the two commands vary bs.
+    assert_eq!(axis(&m, "bs"), ["4k", "64k"], "{}", d.yaml);
+    assert!(d.yaml.contains("ioengine: psync"), "{}", d.yaml);
+    assert!(d.yaml.contains("filename: /mnt/test/big"), "{}", d.yaml);
+    assert_eq!(plan.cells.len(), 4);
+    // Under `== base ==` before, under `== patched ==` after; dd's
+    // elapsed seconds are no latency.
+    let sides: Vec<(usize, String)> = m
+        .claims
+        .iter()
+        .map(|c| {
+            let v = c.from_variant.as_ref().map(|v| v.value.clone());
+            (c.table.value, v.unwrap_or_default())
+        })
+        .collect();
+    assert_eq!(
+        sides,
+        [(1, "before".into()), (2, "before".into()), (4, "after".into())],
+        "{}",
+        d.yaml
+    );
+    assert!(d.yaml.contains("is how long the run"), "{}", d.yaml);
+    // The sparse file's 4k read after the sections gives the patched
+    // 4k cell another value: neither table binds.
+    assert!(
+        d.unclaimed.iter().any(|u| u.starts_with("table 5") && u.contains("more than 15% apart")),
+        "{:?}",
+        d.unclaimed
+    );
+    assert!(d.unclaimed.iter().any(|u| u.starts_with("table 3")), "{:?}", d.unclaimed);
+    assert!(d.unmapped.iter().any(|u| u.contains("without if= or of=")), "{:?}", d.unmapped);
 }
 
 #[test]

@@ -85,3 +85,99 @@ pub fn t_io_uring(w: &[&str], src: &Src) -> FioJob {
         src: src.clone(),
     }
 }
+
+/// Files `dd` reads or writes that are no file under test.
+const STREAMS: [&str; 4] = ["/dev/zero", "/dev/null", "/dev/urandom", "/dev/random"];
+
+/// `dd` as the fio job it stands for: one sequential stream in blocks
+/// of `bs`, reading `if=` into /dev/null or writing /dev/zero to `of=`,
+/// synchronously (psync, one block in flight), `count` blocks long.
+/// Its flags map to fio's: `direct` to `direct=1`, `dsync`/`sync` to
+/// `sync=1`, `conv=fdatasync`/`fsync` to `end_fsync=1`. None for a copy
+/// between two files or a stream to a stream: no file under test.
+pub fn dd(w: &[&str], src: &Src) -> Option<FioJob> {
+    let op = |k: &str| {
+        w.iter()
+            .rev()
+            .find_map(|a| a.strip_prefix(k).and_then(|v| v.strip_prefix('=')))
+    };
+    let (input, output) = (op("if"), op("of").unwrap_or("/dev/null"));
+    let flags = |k: &str| op(k).map_or(Vec::new(), |v| v.split(',').collect::<Vec<_>>());
+    let (rw, file, flags) = match input {
+        Some(i) if !STREAMS.contains(&i) && STREAMS.contains(&output) => {
+            ("read", i, flags("iflag"))
+        }
+        Some(i) if STREAMS.contains(&i) && !STREAMS.contains(&output) => {
+            ("write", output, flags("oflag"))
+        }
+        _ => return None,
+    };
+    let bs = op("bs").or_else(|| op(if rw == "read" { "ibs" } else { "obs" }));
+    let bs = bs.map_or(Some(512), dd_bytes)?;
+    let mut opts: Vec<(String, String)> = vec![
+        ("rw".into(), rw.into()),
+        ("bs".into(), fio_size(bs)),
+        ("ioengine".into(), "psync".into()),
+        ("iodepth".into(), "1".into()),
+    ];
+    if flags.contains(&"direct") {
+        opts.push(("direct".into(), "1".into()));
+    }
+    if flags.iter().any(|f| *f == "dsync" || *f == "sync") {
+        opts.push(("sync".into(), "1".into()));
+    }
+    let conv = op("conv").unwrap_or("");
+    if rw == "write" && conv.split(',').any(|c| c == "fdatasync" || c == "fsync") {
+        opts.push(("end_fsync".into(), "1".into()));
+    }
+    if let Some(n) = op("count").and_then(|c| c.parse::<u64>().ok()) {
+        opts.push(("size".into(), fio_size(n.saturating_mul(bs))));
+    }
+    opts.push(("filename".into(), file.into()));
+    Some(FioJob {
+        name: None,
+        options: opts,
+        src: src.clone(),
+    })
+}
+
+/// A dd size operand in bytes: `4k`/`4K` and `1M` are powers of 1024,
+/// `1kB`/`1MB` powers of 1000, `c` one byte, `w` two, `b` 512;
+/// `2x4k` multiplies. None if it is not a size.
+fn dd_bytes(s: &str) -> Option<u64> {
+    if let Some((a, b)) = s.split_once('x') {
+        return dd_bytes(a)?.checked_mul(dd_bytes(b)?);
+    }
+    let digits = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let n: u64 = s[..digits].parse().ok()?;
+    let suffix = &s[digits..];
+    let pow = |base: u64, c: char| {
+        let e = "KMGTPE".find(c.to_ascii_uppercase())? as u32 + 1;
+        base.checked_pow(e)
+    };
+    let scale = match suffix {
+        "" | "c" => 1,
+        "w" => 2,
+        "b" => 512,
+        _ => {
+            let mut cs = suffix.chars();
+            let c = cs.next()?;
+            match cs.as_str() {
+                "" | "iB" => pow(1024, c)?,
+                "B" => pow(1000, c)?,
+                _ => return None,
+            }
+        }
+    };
+    n.checked_mul(scale)
+}
+
+/// Bytes as fio writes sizes: `4k`, `1m`, or a plain number.
+fn fio_size(b: u64) -> String {
+    for (unit, s) in [(1u64 << 30, "g"), (1 << 20, "m"), (1 << 10, "k")] {
+        if b >= unit && b.is_multiple_of(unit) {
+            return format!("{}{s}", b / unit);
+        }
+    }
+    b.to_string()
+}

@@ -193,7 +193,7 @@ pub(super) const PROGRAMS: [&str; 16] = [
 
 /// The program a caption runs, when the caption is a command line
 /// (`# dd if=/dev/loop0 ...`, `$ time mkfs.ext4 ...`).
-pub(super) fn caption_program(caption: &str) -> Option<String> {
+pub fn caption_program(caption: &str) -> Option<String> {
     let first = caption.lines().next()?.trim();
     let (cmd, prompted) = match first
         .strip_prefix("# ")

@@ -74,6 +74,13 @@ pub(super) fn column_metrics(
                 Err(_) => own,
             }
         };
+        // An unnamed time of seconds and more (dd's `6.02983 s`) is how
+        // long a whole run took: no latency of one I/O.
+        let named = if col.name.starts_with('#') && i.is_some_and(|i| whole_seconds(t, i)) {
+            Err("an unnamed time of seconds is how long the run took, which lab does not claim".into())
+        } else {
+            named
+        };
         // `#2` is a column the mail left unnamed: its unit alone is no
         // reason to read the row as a family of metrics.
         by_family |= named.is_ok() && !family.is_empty() && !col.name.starts_with('#');
@@ -98,6 +105,21 @@ pub(super) fn column_metrics(
         skipped.push((col, w));
     }
     (out, by_family)
+}
+
+/// Every value of column `i` is a time of at least a second.
+fn whole_seconds(t: &ClaimTable, i: usize) -> bool {
+    let mut any = false;
+    for r in &t.rows {
+        let Some(crate::mail::Value::Number { value, .. }) = r.values.get(i) else {
+            continue;
+        };
+        match t.unit_of(r, i) {
+            Some(u) if u.kind == UnitKind::Time && value * u.scale >= 1e9 => any = true,
+            _ => return false,
+        }
+    }
+    any
 }
 
 /// `rows: metric`: each row's metric from its label (the last key),

@@ -16,7 +16,7 @@ mod metrics;
 mod sides;
 
 use caption::*;
-pub use caption::{caption_unit, commands_above, names_no_cell};
+pub use caption::{caption_program, caption_unit, commands_above, names_no_cell};
 pub use keys::axis_named;
 use keys::*;
 pub use metrics::metric;
@@ -94,6 +94,8 @@ pub struct Ctx<'a> {
     pub directions: Vec<&'static str>,
     /// Commands that became workloads: text, axis, value.
     pub measured_by: &'a [(String, String, String)],
+    /// Programs other than fio whose commands became workloads.
+    pub measured_with: &'a [String],
     /// For each table (from 1), the caption of the table just above it
     /// that names one of those commands, when its own names none: a
     /// command's output read as several tables (`submitter=...` lines,
@@ -112,10 +114,11 @@ pub struct Ctx<'a> {
 /// Draft the claim for table `n` (from 1); Err says why there is none.
 pub fn draft(n: usize, t: &ClaimTable, ctx: &Ctx) -> Result<ClaimDraft, String> {
     let caption = t.caption.clone().unwrap_or_default();
-    // fio's t/io_uring is drafted as a fio job.
+    // fio's t/io_uring and dd are drafted as fio jobs.
     if let Some(p) = caption_program(&caption)
         && p != "fio"
         && p != "io_uring"
+        && !ctx.measured_with.contains(&p)
     {
         return Err(format!(
             "its numbers come from `{p}`, and lab measures with fio"
@@ -387,8 +390,13 @@ fn rows(c: &mut ClaimDraft, t: &ClaimTable, caption: &str, ctx: &Ctx) -> Result<
     } else if let Some((column, axis, aliases)) = row_axis(t, ctx) {
         c.rows = Rows::Axis { column, axis };
         c.aliases.extend(aliases);
-    } else if t.rows.len() == 1 && c.row_is_family && !c.column_metrics.is_empty() {
-        // One row whose label the column metrics were read with.
+    } else if t.rows.len() == 1
+        && !c.column_metrics.is_empty()
+        && (c.row_is_family || t.rows[0].keys.iter().all(|k| is_amount(k)))
+    {
+        // One row whose label the column metrics were read with, or
+        // that is output itself: it names what they measure, not a cell.
+        c.row_is_family = true;
         c.rows = Rows::Single;
     } else if t.rows.len() > 1 || t.rows.iter().any(|r| !r.keys.is_empty()) {
         if !c.column_metrics.is_empty() {
@@ -553,8 +561,10 @@ fn metric_and_unit(
 
 /// Conditions from the caption: an axis value it names, the command
 /// above the numbers, an arch or HZ.
-fn conditions(c: &mut ClaimDraft, caption: &str, ctx: &Ctx) -> Result<(), String> {
-    let caption = &(ctx.device)(caption);
+fn conditions(c: &mut ClaimDraft, quoted: &str, ctx: &Ctx) -> Result<(), String> {
+    // Axis values are lab's devices; the commands are quoted as the
+    // mail wrote them.
+    let caption = &(ctx.device)(quoted);
     // "Results at 1ms:", "QD32 numbers": the caption names one value of
     // an axis the rows and columns do not run over.
     for (axis, value) in caption_values(caption, ctx) {
@@ -562,7 +572,7 @@ fn conditions(c: &mut ClaimDraft, caption: &str, ctx: &Ctx) -> Result<(), String
             c.conditions.push((axis, value));
         }
     }
-    let mut measured = measured_by(caption, ctx);
+    let mut measured = measured_by(quoted, ctx);
     if measured.is_empty()
         && let Some(Some(above)) = ctx.above.get(c.table.wrapping_sub(1))
     {
@@ -595,6 +605,26 @@ fn conditions(c: &mut ClaimDraft, caption: &str, ctx: &Ctx) -> Result<(), String
         c.conditions.push(("hz".into(), h.value.to_string()));
     }
     Ok(())
+}
+
+/// A row label that is itself output, an amount a tool reports before
+/// its rates (`4294967296 bytes (4.3 GB, 4.0 GiB) copied,`): numbers
+/// with their units and at most one other word, so it names no cell.
+fn is_amount(label: &str) -> bool {
+    let words: Vec<&str> = label
+        .split(|c: char| c.is_whitespace() || ",;:()[]".contains(c))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let number = |w: &str| w.parse::<f64>().is_ok();
+    let size = |w: &str| {
+        let w = w.strip_suffix('B').unwrap_or(w.strip_suffix("bytes").unwrap_or("-"));
+        let w = w.strip_suffix('i').unwrap_or(w);
+        w.is_empty() || (w.len() == 1 && "kKMGTP".contains(w))
+    };
+    let unit = |w: &str| crate::units::parse_unit(w).is_some() || size(w);
+    let numbers = words.iter().filter(|w| number(w)).count();
+    let others = words.iter().filter(|w| !number(w) && !unit(w)).count();
+    numbers >= 2 && others <= 1
 }
 
 #[cfg(test)]
@@ -638,6 +668,7 @@ mod tests {
             axes: &[],
             directions: vec!["read"],
             measured_by: &[],
+            measured_with: &[],
             above: &[],
             subject: "",
             bare_multiplied: &[],
@@ -676,6 +707,7 @@ mod tests {
             axes: &[],
             directions: vec!["read", "write"],
             measured_by: &[],
+            measured_with: &[],
             above: &[],
             subject: "",
             bare_multiplied: &[],
@@ -727,3 +759,4 @@ mod tests {
         assert_eq!(caption_program("Results (KIOPS, higher is better):"), None);
     }
 }
+

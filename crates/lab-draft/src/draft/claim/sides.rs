@@ -1,6 +1,9 @@
 //! Which side of a before/after comparison a label names, and the
 //! labels that name a bound or the patch itself.
 
+use super::ClaimDraft;
+use crate::mail::ClaimTable;
+
 /// Which side of a before/after comparison a column or row label is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Side {
@@ -140,4 +143,61 @@ pub(super) fn strip_side(label: &str) -> String {
         .filter(|w| !matches!(side(w), Side::Before | Side::After))
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// Tables under two section banners of one message (`=====for-next=====`
+/// then `=====ra-expand=====`), as many under each, are the two
+/// variants: the banner's own words decide when they say a side
+/// (`base`, `patched`), else the first section is the kernel before.
+/// The second section holds as many tables as the first: those after
+/// them (a note under the results) are in neither. Only claims whose
+/// variant nothing else said are changed.
+pub fn section_sides(
+    claims: &mut [ClaimDraft],
+    tables: &[ClaimTable],
+    sections: &[Vec<(usize, String)>],
+) {
+    for (m, banners) in sections.iter().enumerate() {
+        let [(first, a), (second, b)] = banners.as_slice() else {
+            continue;
+        };
+        let lines: Vec<usize> = tables
+            .iter()
+            .filter(|t| t.origin.message == m + 1 && t.line > *first)
+            .map(|t| t.line)
+            .collect();
+        let n = lines.iter().filter(|l| *l < second).count();
+        let later: Vec<usize> = lines.iter().copied().filter(|l| l > second).take(n).collect();
+        if n == 0 || later.len() != n {
+            continue;
+        }
+        let section = |c: &ClaimDraft| {
+            let t = tables.get(c.table.wrapping_sub(1))?;
+            (t.origin.message == m + 1 && t.line > *first)
+                .then_some(())
+                .and_then(|_| {
+                    if t.line < *second {
+                        Some(false)
+                    } else {
+                        later.contains(&t.line).then_some(true)
+                    }
+                })
+        };
+        let first_side = match (side(a), side(b)) {
+            (Side::After, _) | (_, Side::Before) => "after",
+            _ => "before",
+        };
+        let second_side = if first_side == "before" { "after" } else { "before" };
+        for c in claims.iter_mut().filter(|c| c.variant_by_default) {
+            let Some(later) = section(c) else { continue };
+            let v = if later { second_side } else { first_side };
+            c.from_variant = Some(v.into());
+            c.variant_by_default = false;
+            for (_, x) in c.columns.iter_mut().chain(c.row_variants.iter_mut()) {
+                if x == "after" {
+                    *x = v.into();
+                }
+            }
+        }
+    }
 }

@@ -126,8 +126,9 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
 /// The header at `h`: a line of names, or a line of spanning names over
 /// one of more column names. Returns the headers and the next line.
 fn headers_at(lines: &[Line], h: usize) -> Option<(Headers, usize)> {
-    // A rule under a header is never a header itself.
-    if is_rule(lines.get(h)?.text) {
+    // A rule under a header is never a header itself, nor is a
+    // section's banner (`======== base ========`).
+    if is_rule(lines.get(h)?.text) || super::is_banner(lines[h].text) {
         return None;
     }
     let first = split(lines.get(h)?.text);

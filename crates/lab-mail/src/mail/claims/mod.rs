@@ -468,7 +468,11 @@ fn caption_above(block: &[Line], from: usize, start: usize) -> Option<String> {
         end -= 1;
     }
     let mut begin = end;
-    while begin > from && !block[begin - 1].is_blank() && end - begin < 8 {
+    while begin > from
+        && !block[begin - 1].is_blank()
+        && !is_banner(block[begin - 1].text)
+        && end - begin < 8
+    {
         begin -= 1;
     }
     // A command continued with `\` reads as one line.
@@ -496,13 +500,28 @@ fn caption_above(block: &[Line], from: usize, start: usize) -> Option<String> {
     if cmd > begin && prompted(block[cmd].text) {
         return Some(lines[cmd - begin..].join(" "));
     }
-    let whole_paragraph = begin == from || block[begin - 1].is_blank();
+    let whole_paragraph =
+        begin == from || block[begin - 1].is_blank() || is_banner(block[begin - 1].text);
     if lines.len() <= 3 && whole_paragraph {
         return Some(lines.join(" "));
     }
     let tail = lines[lines.len().saturating_sub(3)..].join(" ");
     let sentence = last_sentence(&tail)?;
     Some(sentence.to_string()).filter(|s| !s.is_empty())
+}
+
+/// A section banner (`==========for-next==========`, `--- patched
+/// ---`): the same mark three times or more at both ends of a name. The
+/// lines under it are a section; a caption starts below it.
+pub fn is_banner(text: &str) -> bool {
+    let t = text.trim();
+    let Some(mark) = t.chars().next().filter(|c| "=-*#~+".contains(*c)) else {
+        return false;
+    };
+    let inner = t.trim_matches(mark);
+    let run = |s: &str| s.chars().take_while(|c| *c == mark).count();
+    let tail = t.chars().rev().take_while(|c| *c == mark).count();
+    !inner.trim().is_empty() && run(t) >= 3 && tail >= 3
 }
 
 /// A caption of at most 600 bytes: three lines of a huge text must not

@@ -69,9 +69,20 @@ pub(super) fn workloads(
         workload::spell_switches(&mut jobs);
     }
     let each = jobs.clone();
-    let (mut w, mut axis) = workload::combine(jobs, &prefer);
+    // Jobs that run every combination of two options' values vary
+    // both: an axis each, not one workload per combination.
+    let crossed = workload::cross(&jobs);
+    let (mut w, mut axis) = match &crossed {
+        Some((one, _)) => (Workloads::One(one.clone()), None),
+        None => workload::combine(jobs, &prefer),
+    };
     if let Workloads::Named(ws) = &mut w {
         name_by_fio(ws, &mut axis, &each, &fio);
+    }
+    for (k, values) in crossed.map(|c| c.1).unwrap_or_default() {
+        record_measured(p, &w, &Some((k.clone(), values.clone())), &each, &fio, &[]);
+        p.run_axes
+            .push((k, values, Some("what the mail's fio commands vary".into())));
     }
     record_measured(p, &w, &axis, &each, &fio, &loop_values);
     p.workload_notes
@@ -339,6 +350,11 @@ fn record_measured(
                 .push((f.src.quote.clone(), a.clone(), v.clone()));
         }
     }
+    // One command run with each of its alternatives (`-rw=read[,write]`)
+    // says no one value of the axis they vary.
+    let all = p.measured_by.clone();
+    p.measured_by
+        .retain(|(q, a, v)| !all.iter().any(|(q2, a2, v2)| q2 == q && a2 == a && v2 != v));
 }
 
 /// The device lab has for a table's row label that names one:

@@ -253,7 +253,10 @@ fn disagrees(
             if let Some((_, _, _, o)) = other {
                 return Some((
                     *o,
-                    format!("another table under another caption gives {} of {c} a value more than 15% apart: they measure something the matrix does not vary", b.metric),
+                    format!(
+                        "another table under another caption gives {} of {c} a value more than 15% apart: they measure something the matrix does not vary",
+                        b.metric
+                    ),
                 ));
             }
             mine.push((c.clone(), b.metric.clone(), v, n));
@@ -462,7 +465,14 @@ fn propose(msgs: &[Read], tables: &[ClaimTable], opts: &Options) -> Proposal {
     } else {
         command_lines(msgs)
     };
-    claims(&mut p, tables, &bare, &|s| devices.map(s), &commands, &banners(msgs));
+    claims(
+        &mut p,
+        tables,
+        &bare,
+        &|s| devices.map(s),
+        &commands,
+        &banners(msgs),
+    );
     p.claim_mail = opts.mail_ref.clone();
     p
 }

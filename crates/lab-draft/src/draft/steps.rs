@@ -107,6 +107,56 @@ pub fn scan(text: &str, into: &mut Scan) {
     if into.fio.is_empty() {
         into.fio.extend(super::params::jobs(text));
     }
+    into.fio = std::mem::take(&mut into.fio)
+        .into_iter()
+        .flat_map(one_per_alternative)
+        .collect();
+}
+
+/// A job whose option the mail wrote as alternatives (`-rw=read[,write,rw]`,
+/// `--bs={4k,64k}`, `--iodepth=1|32`: it ran once with each) as one job
+/// per alternative, so they vary that option.
+fn one_per_alternative(job: FioJob) -> Vec<FioJob> {
+    let found = job
+        .options
+        .iter()
+        .enumerate()
+        .find_map(|(i, (_, v))| alternatives(v).map(|vs| (i, vs)));
+    let Some((i, values)) = found else {
+        return vec![job];
+    };
+    // Each alternative, with any later option's alternatives in turn.
+    values
+        .into_iter()
+        .flat_map(|v| {
+            let mut j = job.clone();
+            j.options[i].1 = v;
+            one_per_alternative(j)
+        })
+        .collect()
+}
+
+/// `read[,write,rw]`, `{4k,64k}` or `1|32`: the values, when each is a
+/// plain word (fio's own lists, `bs=4k,8k` for reads and writes, are
+/// none of these forms).
+fn alternatives(v: &str) -> Option<Vec<String>> {
+    let parts: Vec<&str> = if let Some((first, rest)) = v.split_once("[,") {
+        let rest = rest.strip_suffix(']')?;
+        std::iter::once(first).chain(rest.split(',')).collect()
+    } else if let Some(inner) = v.strip_prefix('{').and_then(|r| r.strip_suffix('}')) {
+        inner.split(',').collect()
+    } else if v.contains('|') {
+        v.split('|').collect()
+    } else {
+        return None;
+    };
+    let word = |p: &&str| {
+        !p.is_empty()
+            && p.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "_.".contains(c))
+    };
+    (parts.len() >= 2 && parts.len() <= 16 && parts.iter().all(word))
+        .then(|| parts.iter().map(|p| p.to_string()).collect())
 }
 
 fn command(f: &Found, into: &mut Scan) {
@@ -289,9 +339,13 @@ fn read(p: &[Simple], src: &Src, into: &mut Scan) -> Option<String> {
         "dd" => {
             match super::tools::dd(&w[1..], src) {
                 Some(j) => into.fio.push(j),
-                None if !w.iter().any(|a| a.starts_with("if=") || a.starts_with("of=")) => into
-                    .unmapped
-                    .push((src.clone(), "a dd line without if= or of=".into())),
+                None if !w
+                    .iter()
+                    .any(|a| a.starts_with("if=") || a.starts_with("of=")) =>
+                {
+                    into.unmapped
+                        .push((src.clone(), "a dd line without if= or of=".into()))
+                }
                 None => into.unmapped.push((
                     src.clone(),
                     "a dd that copies between two files or two streams measures no file".into(),

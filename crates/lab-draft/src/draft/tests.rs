@@ -315,7 +315,11 @@ fn tables_from_other_programs_stay_comments_with_the_reason() {
     // timing of mkfs is no workload.
     assert_eq!((d.claims, d.values), (2, 6), "{}", d.yaml);
     assert_eq!(m.claims[0].row_variants["p99 latency after"], "after");
-    assert!(d.yaml.contains("its numbers come from `dmsetup`"), "{}", d.yaml);
+    assert!(
+        d.yaml.contains("its numbers come from `dmsetup`"),
+        "{}",
+        d.yaml
+    );
     let wl = axis(&m, "wl");
     assert_eq!(wl.len(), 2, "{}", d.yaml);
     assert_eq!(m.claims[1].conditions["wl"].value.to_string(), wl[1]);
@@ -342,7 +346,11 @@ fn dd_runs_as_fio_and_banners_name_the_variants() {
         .collect();
     assert_eq!(
         sides,
-        [(1, "before".into()), (2, "before".into()), (4, "after".into())],
+        [
+            (1, "before".into()),
+            (2, "before".into()),
+            (4, "after".into())
+        ],
         "{}",
         d.yaml
     );
@@ -350,12 +358,22 @@ fn dd_runs_as_fio_and_banners_name_the_variants() {
     // The sparse file's 4k read after the sections gives the patched
     // 4k cell another value: neither table binds.
     assert!(
-        d.unclaimed.iter().any(|u| u.starts_with("table 5") && u.contains("more than 15% apart")),
+        d.unclaimed
+            .iter()
+            .any(|u| u.starts_with("table 5") && u.contains("more than 15% apart")),
         "{:?}",
         d.unclaimed
     );
-    assert!(d.unclaimed.iter().any(|u| u.starts_with("table 3")), "{:?}", d.unclaimed);
-    assert!(d.unmapped.iter().any(|u| u.contains("without if= or of=")), "{:?}", d.unmapped);
+    assert!(
+        d.unclaimed.iter().any(|u| u.starts_with("table 3")),
+        "{:?}",
+        d.unclaimed
+    );
+    assert!(
+        d.unmapped.iter().any(|u| u.contains("without if= or of=")),
+        "{:?}",
+        d.unmapped
+    );
 }
 
 #[test]
@@ -891,4 +909,23 @@ fn rows_one_cell_cannot_reproduce_both_are_no_claim() {
         "{:?}",
         d.unclaimed
     );
+}
+
+#[test]
+fn option_alternatives_vary_the_option_and_cross_into_two_axes() {
+    let (d, m, plan) = drafted("new/option-alternatives-table.eml", false);
+    // `--rw=randread[,randwrite] --bs={4k,64k}`: one run per value of
+    // each, every combination: two axes, not four named workloads.
+    assert_eq!(axis(&m, "rw"), ["randread", "randwrite"], "{}", d.yaml);
+    assert_eq!(axis(&m, "bs"), ["4k", "64k"], "{}", d.yaml);
+    assert!(d.yaml.contains("rw: \"{{ rw }}\""), "{}", d.yaml);
+    assert_eq!(plan.cells.len(), 8);
+    // The table's key columns are those axes: every value binds.
+    assert_eq!((d.claims, d.values), (1, 8), "{}", d.yaml);
+    let rows: Vec<&str> = m.claims[0]
+        .row_axes
+        .iter()
+        .map(|a| a.value.as_str())
+        .collect();
+    assert_eq!(rows, ["bs", "rw"]);
 }

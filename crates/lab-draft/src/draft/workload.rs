@@ -211,6 +211,54 @@ pub fn spell_switches(jobs: &mut [Job]) {
     }
 }
 
+/// Jobs that differ in exactly two options and run every combination
+/// of their values (`numjobs` 16 and 32, each with `rw` read, write and
+/// rw): one job with both templated, and the two axes.
+pub fn cross(jobs: &[Job]) -> Option<(Job, Vec<(String, Vec<String>)>)> {
+    let mut unique: Vec<&Job> = Vec::new();
+    for j in jobs {
+        if !unique.contains(&j) {
+            unique.push(j);
+        }
+    }
+    let mut keys: Vec<&String> = Vec::new();
+    for (k, ..) in unique.iter().flat_map(|j| &j.options) {
+        if !keys.contains(&k) {
+            keys.push(k);
+        }
+    }
+    let varying: Vec<&String> = keys
+        .into_iter()
+        .filter(|k| unique.iter().any(|j| j.get(k) != unique[0].get(k)))
+        .collect();
+    let [a, b] = varying[..] else { return None };
+    let values = |k: &str| {
+        let mut vs: Vec<String> = Vec::new();
+        for j in &unique {
+            let v = j.get(k)?;
+            if !vs.iter().any(|x| x == v) {
+                vs.push(v.to_string());
+            }
+        }
+        Some(vs)
+    };
+    let (va, vb) = (values(a)?, values(b)?);
+    // Each job is its pair of values: as many jobs as pairs is all of them.
+    if va.len() < 2 || vb.len() < 2 || unique.len() != va.len() * vb.len() {
+        return None;
+    }
+    let mut one = unique[0].clone();
+    for k in [a, b] {
+        one.set(k, &format!("{{{{ {k} }}}}"), None);
+    }
+    for d in unique.iter().flat_map(|j| &j.dropped) {
+        if !one.dropped.contains(d) {
+            one.dropped.push(d.clone());
+        }
+    }
+    Some((one, vec![(a.clone(), va), (b.clone(), vb)]))
+}
+
 pub fn combine(jobs: Vec<Job>, prefer: &[String]) -> (Workloads, Option<(String, Vec<String>)>) {
     let mut unique: Vec<Job> = Vec::new();
     for j in jobs {

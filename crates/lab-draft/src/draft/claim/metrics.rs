@@ -77,7 +77,10 @@ pub(super) fn column_metrics(
         // An unnamed time of seconds and more (dd's `6.02983 s`) is how
         // long a whole run took: no latency of one I/O.
         let named = if col.name.starts_with('#') && i.is_some_and(|i| whole_seconds(t, i)) {
-            Err("an unnamed time of seconds is how long the run took, which lab does not claim".into())
+            Err(
+                "an unnamed time of seconds is how long the run took, which lab does not claim"
+                    .into(),
+            )
         } else {
             named
         };

@@ -617,7 +617,9 @@ fn is_amount(label: &str) -> bool {
         .collect();
     let number = |w: &str| w.parse::<f64>().is_ok();
     let size = |w: &str| {
-        let w = w.strip_suffix('B').unwrap_or(w.strip_suffix("bytes").unwrap_or("-"));
+        let w = w
+            .strip_suffix('B')
+            .unwrap_or(w.strip_suffix("bytes").unwrap_or("-"));
         let w = w.strip_suffix('i').unwrap_or(w);
         w.is_empty() || (w.len() == 1 && "kKMGTP".contains(w))
     };
@@ -759,4 +761,3 @@ mod tests {
         assert_eq!(caption_program("Results (KIOPS, higher is better):"), None);
     }
 }
-

@@ -167,7 +167,12 @@ pub fn section_sides(
             .map(|t| t.line)
             .collect();
         let n = lines.iter().filter(|l| *l < second).count();
-        let later: Vec<usize> = lines.iter().copied().filter(|l| l > second).take(n).collect();
+        let later: Vec<usize> = lines
+            .iter()
+            .copied()
+            .filter(|l| l > second)
+            .take(n)
+            .collect();
         if n == 0 || later.len() != n {
             continue;
         }
@@ -187,7 +192,11 @@ pub fn section_sides(
             (Side::After, _) | (_, Side::Before) => "after",
             _ => "before",
         };
-        let second_side = if first_side == "before" { "after" } else { "before" };
+        let second_side = if first_side == "before" {
+            "after"
+        } else {
+            "before"
+        };
         for c in claims.iter_mut().filter(|c| c.variant_by_default) {
             let Some(later) = section(c) else { continue };
             let v = if later { second_side } else { first_side };

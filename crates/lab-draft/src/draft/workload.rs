@@ -211,10 +211,13 @@ pub fn spell_switches(jobs: &mut [Job]) {
     }
 }
 
+/// An axis: its name and values.
+type Axis = (String, Vec<String>);
+
 /// Jobs that differ in exactly two options and run every combination
 /// of their values (`numjobs` 16 and 32, each with `rw` read, write and
 /// rw): one job with both templated, and the two axes.
-pub fn cross(jobs: &[Job]) -> Option<(Job, Vec<(String, Vec<String>)>)> {
+pub fn cross(jobs: &[Job]) -> Option<(Job, Vec<Axis>)> {
     let mut unique: Vec<&Job> = Vec::new();
     for j in jobs {
         if !unique.contains(&j) {

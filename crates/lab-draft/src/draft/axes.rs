@@ -563,7 +563,10 @@ pub(super) fn table_axes(p: &mut Proposal, tables: &[ClaimTable]) {
             let keys: Vec<String> = keys
                 .iter()
                 .map(|k| match k.split_once('=') {
-                    Some((_, v)) if axis_of_values(std::slice::from_ref(k)).is_some() => {
+                    Some((name, v))
+                        if axis_of_values(std::slice::from_ref(k)).is_some()
+                            || claim::axis_named(name).as_deref() == Some(axis.as_str()) =>
+                    {
                         v.trim().to_string()
                     }
                     _ => k.clone(),
@@ -697,12 +700,21 @@ fn is_not_applicable(v: &str) -> bool {
 pub(super) fn axis_value(axis: &str, key: &str) -> Option<String> {
     match axis {
         "iodepth" | "numjobs" | "delay" => lead_number(key),
-        "bs" => Some(
-            key.to_ascii_lowercase()
+        // A block size: digits and a size suffix (`movnti` under a
+        // "block size" column heads a row, it is no size), after the
+        // option's name if the key has it (`bs=4k`).
+        "bs" => {
+            let v = key
+                .to_ascii_lowercase()
                 .replace(' ', "")
                 .replace("kib", "k")
-                .replace("kb", "k"),
-        ),
+                .replace("kb", "k");
+            let n = v.rsplit('=').next().unwrap_or(&v);
+            let digits = n.trim_start_matches(|c: char| c.is_ascii_digit());
+            let size = digits.len() < n.len()
+                && ["", "b", "k", "m", "g", "mib", "mb", "gib", "gb"].contains(&digits);
+            size.then(|| n.to_string())
+        }
         "rw" => crate::matrix::schema::fio_rw_named(key).map(str::to_string),
         _ => Some(key.to_string()),
     }

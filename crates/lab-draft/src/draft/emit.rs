@@ -56,6 +56,8 @@ pub struct VariantDraft {
     /// The file holding the patches when b4 and `--mail` don't.
     pub mail: Option<String>,
     pub fuzz: u8,
+    /// The variant's own tree, when the variants are two kernels.
+    pub source: Option<String>,
 }
 
 impl Proposal {
@@ -257,6 +259,9 @@ impl Proposal {
                 q(&v.name),
                 q(&v.description)
             ));
+            if let Some(src) = &v.source {
+                o.push_str(&format!("    source: {}\n", q(src)));
+            }
             if v.fuzz > 0 {
                 comment(
                     o,

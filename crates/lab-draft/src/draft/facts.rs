@@ -53,6 +53,12 @@ static CONFIG: LazyLock<Regex> = LazyLock::new(|| {
     re(r#"^\s*(CONFIG_[A-Z0-9_]+=(?:y|m|n|-?\d+|0x[0-9a-fA-F]+|"[^"]*"))(?:[\s,.;:]|$)"#)
 });
 
+/// A kernel release on a line of its own, as `uname -r` prints it:
+/// `5.14.0-427.13.1.el9_4.x86_64`, `6.19.0-rc1-next-20251219`, `Linux
+/// 6.12.3-amd64`. The suffix after `-` sets it apart from a number.
+static RELEASE: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?i)^\s*(?:linux\s+)?(\d)\.(\d{1,2})\.\d{1,3}-[A-Za-z0-9][\w.+~-]*\s*$"));
+
 pub use crate::matrix::HZ_VALUES;
 
 /// Whether the sentence `rest` continues ends in a question mark: its
@@ -78,6 +84,10 @@ pub fn of_text(text: &str) -> Facts {
             if asks(&line[c.get(0).map_or(0, |m| m.end())..]) {
                 continue;
             }
+            let v = (c[1].parse().unwrap_or(0), c[2].parse().unwrap_or(0));
+            push(&mut f.versions, v, &quote);
+        }
+        if let Some(c) = RELEASE.captures(line) {
             let v = (c[1].parse().unwrap_or(0), c[2].parse().unwrap_or(0));
             push(&mut f.versions, v, &quote);
         }
@@ -178,6 +188,12 @@ mod tests {
                 .is_empty()
         );
         assert_eq!(of_text("Tested on v6.1. Why?").versions.len(), 1);
+        // `uname -r` on a line of its own; a bare number is none.
+        let r = of_text(
+            "Baseline:\n  5.14.0-427.13.1.el9_4.x86_64\nTest:\n  6.19.0-rc1-next-20251219\n 6.12.3\n",
+        );
+        let v: Vec<_> = r.versions.iter().map(|s| s.value).collect();
+        assert_eq!(v, [(5, 14), (6, 19)]);
         // A HZ the kernel does not offer is not a HZ.
         assert!(of_text("HZ=123").hz.is_empty());
     }

@@ -101,7 +101,50 @@ pub(super) fn kernel(
     }
 }
 
-pub(super) fn variants(p: &mut Proposal, msgs: &[Read], opts: &Options) {
+/// A mail without a patch that names two kernels (a regression report:
+/// `Baseline: 5.14.0-427.el9`, `Test: 6.19.0-rc1-next`) compares them:
+/// before is the first named, after the second, each on the tree lab
+/// builds nearest to it.
+fn two_kernels(p: &mut Proposal, versions: &[facts::Said<(u32, u32)>]) {
+    p.variants.clear();
+    for (name, v) in ["before", "after"].iter().zip(versions) {
+        let (tree, exact) = facts::nearest_tree(v.value);
+        let (a, b) = v.value;
+        let near = if exact {
+            ""
+        } else {
+            ", the nearest tree lab builds"
+        };
+        p.variants.push(VariantDraft {
+            name: (*name).into(),
+            description: format!("{a}.{b} (\"{}\"): {tree}{near}", v.quote),
+            source: Some(tree.into()),
+            ..VariantDraft::default()
+        });
+    }
+    let said: Vec<String> = versions
+        .iter()
+        .map(|v| format!("{}.{}", v.value.0, v.value.1))
+        .collect();
+    p.variant_notes.push(format!(
+        "The mail holds no patch and names two kernels, {}: the variants are those kernels, on the trees nearest them.",
+        said.join(" and ")
+    ));
+    if p.variants[0].source == p.variants[1].source {
+        p.variant_notes.push(format!(
+            "Both are nearest {}, so the two variants build one tree: give one a git source at its release (source: {{git: DIR, ref: v{}}}).",
+            p.variants[0].source.clone().unwrap_or_default(),
+            said[1]
+        ));
+    }
+}
+
+pub(super) fn variants(
+    p: &mut Proposal,
+    msgs: &[Read],
+    opts: &Options,
+    versions: &[facts::Said<(u32, u32)>],
+) {
     let mut patches: Vec<&Read> = msgs
         .iter()
         .filter(|m| {
@@ -151,6 +194,7 @@ pub(super) fn variants(p: &mut Proposal, msgs: &[Read], opts: &Options) {
             message_ids: vec![],
             mail,
             fuzz: 3,
+            source: None,
         });
         return;
     }
@@ -172,8 +216,10 @@ pub(super) fn variants(p: &mut Proposal, msgs: &[Read], opts: &Options) {
                     message_ids: vec![id],
                     mail: None,
                     fuzz: 3,
+                    source: None,
                 });
             }
+            None if versions.len() >= 2 => two_kernels(p, &versions[..2]),
             None => {
                 p.variant_notes.push("The mail holds no patch and answers none: `after` is the same tree until patches are added.".into());
                 p.variants.push(VariantDraft {
@@ -202,6 +248,7 @@ pub(super) fn variants(p: &mut Proposal, msgs: &[Read], opts: &Options) {
                 message_ids: ids[..k].to_vec(),
                 mail: mail.clone(),
                 fuzz: 3,
+                source: None,
             });
         }
         return;
@@ -221,6 +268,7 @@ pub(super) fn variants(p: &mut Proposal, msgs: &[Read], opts: &Options) {
         message_ids: ids,
         mail,
         fuzz: 3,
+        source: None,
     });
 }
 

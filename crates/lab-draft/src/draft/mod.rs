@@ -436,7 +436,7 @@ fn propose(msgs: &[Read], tables: &[ClaimTable], opts: &Options) -> Proposal {
     }
 
     kernel::kernel(&mut p, &facts::of_text(&subjects), &text_facts, &cap_facts);
-    kernel::variants(&mut p, msgs, opts);
+    kernel::variants(&mut p, msgs, opts, &text_facts.versions);
 
     // Devices: the mail's names mapped onto lab's null_blk and NVMe.
     let lower = all.to_ascii_lowercase();

@@ -254,7 +254,12 @@ fn loop_header(stmt: &str, vars: &[(String, String)]) -> Option<Loop> {
     let (var, rest) = rest.trim().split_once(' ')?;
     let list = rest.trim().strip_prefix("in ")?;
     let list = list.trim().trim_end_matches("do").trim();
-    let words = words(list);
+    // `seq 1 3` in backquotes is `$(seq 1 3)`.
+    let list = match list.strip_prefix('`').and_then(|l| l.strip_suffix('`')) {
+        Some(inner) => format!("$({inner})"),
+        None => list.to_string(),
+    };
+    let words = words(&list);
     let mut values = Vec::new();
     for w in words {
         let name = w
@@ -269,6 +274,10 @@ fn loop_header(stmt: &str, vars: &[(String, String)]) -> Option<Loop> {
             Some(s) => values.extend(s),
             None => values.push(w),
         }
+    }
+    // A command's output lab cannot know (`$(seq $1 $2)`) gives no values.
+    if values.iter().any(|v| v.contains("$(") || v.contains('`')) {
+        return None;
     }
     (!values.is_empty() && var.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')).then(|| {
         Loop {
@@ -514,6 +523,15 @@ mod tests {
         let c = commands(&t);
         assert_eq!(c[0].looped.as_ref().unwrap().values, vec!["/dev/ram1"]);
         assert_eq!(c[1].looped.as_ref().unwrap().values, vec!["$v99"]);
+    }
+
+    #[test]
+    fn backquoted_seq_is_a_list_and_unknown_output_none() {
+        let c = commands(
+            "for i in `seq 1 3`; do fio --name=$i; done\nfor i in `seq $1 $2`; do fio --name=$i; done\n",
+        );
+        assert_eq!(c[0].looped.as_ref().unwrap().values, vec!["1", "2", "3"]);
+        assert!(c[1].looped.is_none(), "{:?}", c[1].looped);
     }
 
     #[test]

@@ -348,7 +348,7 @@ fn read(p: &[Simple], src: &Src, into: &mut Scan) -> Option<String> {
                 }
                 None => into.unmapped.push((
                     src.clone(),
-                    "a dd that copies between two files or two streams measures no file".into(),
+                    "a dd that copies between two files or two streams, or names its file with a shell variable, measures no file lab can make".into(),
                 )),
             }
             None

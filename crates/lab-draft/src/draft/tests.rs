@@ -929,3 +929,28 @@ fn option_alternatives_vary_the_option_and_cross_into_two_axes() {
         .collect();
     assert_eq!(rows, ["bs", "rw"]);
 }
+
+#[test]
+fn a_report_naming_two_kernels_compares_them() {
+    let (d, m, _) = drafted("new/two-kernels-report.eml", false);
+    // `uname -r` lines under "Good:" and "Bad:": the two variants, each
+    // on the tree nearest it, and the note says when that is one tree.
+    assert_eq!(m.variants.len(), 2, "{}", d.yaml);
+    assert!(m.variants.iter().all(|v| v.source.is_some()), "{}", d.yaml);
+    assert_eq!(
+        d.yaml.matches("\n    source: debian-6.1\n").count(),
+        2,
+        "{}",
+        d.yaml
+    );
+    assert!(
+        d.yaml.contains("names two kernels, 6.1 and 6.6"),
+        "{}",
+        d.yaml
+    );
+    assert!(d.yaml.contains("build one tree"), "{}", d.yaml);
+    // Bisection's good and bad columns are before and after.
+    assert_eq!((d.claims, d.values), (1, 4), "{}", d.yaml);
+    assert_eq!(m.claims[0].columns["good"], "before");
+    assert_eq!(m.claims[0].columns["bad"], "after");
+}

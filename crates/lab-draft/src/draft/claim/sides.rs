@@ -38,9 +38,11 @@ pub fn side(label: &str) -> Side {
         "regression",
     ];
     // Prose: "from 330 usec to 262 usec".
+    // Bisection's words, a whole label: the good kernel is the one
+    // before the regression, the bad one after it.
     match l.as_str() {
-        "from" => return Side::Before,
-        "to" => return Side::After,
+        "from" | "good" | "good kernel" => return Side::Before,
+        "to" | "bad" | "bad kernel" => return Side::After,
         _ => {}
     }
     if DERIVED.iter().any(|d| has(d)) || l.starts_with('%') || l.ends_with('%') || l == "±" {

@@ -321,7 +321,11 @@ fn scheduler_under_test(p: &mut Proposal, dv: &Devices, lower: &str, subjects: &
         .filter(|(n, _)| words(subjects, n))
         .map(|(n, _)| *n)
         .collect();
-    let why = if named.is_empty() {
+    let active = active_scheduler(lower);
+    let why = if let Some(a) = active {
+        named = vec![a];
+        "the mail shows queue/scheduler with it active, in brackets"
+    } else if named.is_empty() {
         named = SCHEDULERS
             .iter()
             .filter(|(_, f)| lower.contains(f))
@@ -346,6 +350,21 @@ fn scheduler_under_test(p: &mut Proposal, dv: &Devices, lower: &str, subjects: &
     };
     add_config(p, &s, &format!("for {first}"));
     p.setup.push((s, Some(note)));
+}
+
+/// The scheduler a pasted `queue/scheduler` shows active: the one in
+/// brackets on a line that lists another (`none [mq-deadline] kyber
+/// bfq`).
+fn active_scheduler(lower: &str) -> Option<&'static str> {
+    let all = ["none", "mq-deadline", "kyber", "bfq"];
+    lower.lines().find_map(|l| {
+        let words: Vec<&str> = l.split_whitespace().collect();
+        let active = all
+            .into_iter()
+            .find(|n| words.contains(&format!("[{n}]").as_str()))?;
+        let others = words.iter().filter(|w| all.contains(w)).count();
+        (others >= 1 && words.len() <= 6).then_some(active)
+    })
 }
 
 /// The config symbols step `s` needs, added once each, saying what for.
@@ -481,4 +500,22 @@ pub(super) fn setup(p: &mut Proposal, scan: &Scan, dv: &Devices, lower: &str, su
             "Inferred: the mail names the dm-{t} target but shows no dmsetup command."
         )),
     ));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::active_scheduler;
+
+    #[test]
+    fn the_bracketed_scheduler_of_a_listing_is_active() {
+        let pasted = "active scheduler:\n  /sys/block/sdh/queue/scheduler\n    none [mq-deadline] kyber bfq\n";
+        assert_eq!(active_scheduler(pasted), Some("mq-deadline"));
+        assert_eq!(active_scheduler("[none] mq-deadline\n"), Some("none"));
+        // Brackets alone, or in a sentence, list nothing.
+        assert_eq!(active_scheduler("we use [bfq] here\n"), None);
+        assert_eq!(
+            active_scheduler("with none, kyber or [bfq] the numbers are the same on this disk\n"),
+            None
+        );
+    }
 }

@@ -377,6 +377,34 @@ fn lab_new_is_never_a_bug_on_odd_mails() {
             ),
             &[0, 2],
         ),
+        (
+            "a dd size of 100000 factors",
+            format!(
+                "From: a@b\nSubject: [PATCH] x\n\ndd if=/dev/zero of=/mnt/f bs={}1\n{TABLE}",
+                "1x".repeat(100_000)
+            ),
+            &[0, 2],
+        ),
+        (
+            "20 fio options of 16 alternatives each",
+            format!(
+                "From: a@b\nSubject: [PATCH] x\n\nfio --name=a --filename=/dev/nullb0 {}\n{TABLE}",
+                (0..20)
+                    .map(|i| format!("--o{i}={{{}}} ", (0..16).map(|n| n.to_string()).collect::<Vec<_>>().join(",")))
+                    .collect::<String>()
+            ),
+            &[0, 2],
+        ),
+        (
+            "500 dd outputs that disagree on one cell",
+            format!(
+                "From: a@b\nSubject: [PATCH] x\n\ndd if=/mnt/t/f of=/dev/null bs=4k count=10\n\n{}",
+                (0..500)
+                    .map(|i| format!("dd /mnt/t/f{i} 4k\n10+0 records in\n10+0 records out\n40960 bytes (41 kB, 40 KiB) copied, 0.01 s, {} MB/s\n\n", 100 + 7 * i))
+                    .collect::<String>()
+            ),
+            &[0, 2],
+        ),
     ];
     for (what, mail, codes) in cases {
         std::fs::write(d.path().join("m.eml"), &mail).unwrap();

@@ -117,55 +117,47 @@ pub fn draft(raw: &[u8], opts: &Options, out: &Path) -> Result<Draft> {
         };
         let plan = m.plan().context("planning the draft (a bug in lab new)")?;
         let commands = crate::matrix::claims::command_metrics(&m);
-        let mut bad = None;
+        // Every claim that binds badly is dropped in one pass: a mail of
+        // many such tables costs one more planning, not one per table.
+        let mut bad: Vec<(usize, String)> = Vec::new();
         let mut values = 0;
         let mut held: Held = Vec::new();
         for (k, def) in m.claims.iter().enumerate() {
             let n = p.claims[k].table;
             let t = &tables[n - 1];
             if let Some((_, why)) = contested.iter().find(|(c, _)| *c == n) {
-                bad = Some((k, why.clone()));
-                break;
+                bad.push((k, why.clone()));
+                continue;
             }
             let b = crate::matrix::claims::bind(k + 1, def, t, &plan, &commands);
-            let why = b.iter().find_map(|b| match &b.target {
-                crate::matrix::claims::Target::Cells(_)
-                | crate::matrix::claims::Target::Excluded => None,
-                crate::matrix::claims::Target::Unbound(r) => {
-                    Some(format!("row '{}', column '{}': {r}", b.row, b.column))
-                }
-                crate::matrix::claims::Target::WrongUnit(r) => Some(r.clone()),
-                crate::matrix::claims::Target::NotApplicable(_) => {
-                    Some("a value the mail calls N/A is measured".into())
-                }
-            });
-            if b.is_empty() {
-                bad = Some((k, "none of its values is a claimed value".to_string()));
-                break;
-            }
-            if let Some(w) = why {
-                bad = Some((k, w));
-                break;
-            }
-            if let Some(w) = measures_more(&b) {
-                bad = Some((k, w));
-                break;
+            if let Some(w) = binds_badly(&b) {
+                bad.push((k, w));
+                continue;
             }
             if let Some((other, w)) = disagrees(&b, n, t, &tables, &mut held) {
+                // The earlier table, already passed, goes too.
+                if let Some(e) = p.claims.iter().position(|c| c.table == other) {
+                    bad.push((e, format!("{w} (table {n})")));
+                }
                 contested.push((other, format!("{w} (table {n})")));
-                bad = Some((k, format!("{w} (table {other})")));
-                break;
+                bad.push((k, format!("{w} (table {other})")));
+                continue;
             }
             values += b.len();
         }
-        match bad {
-            Some((k, why)) => {
-                let c = p.claims.remove(k);
-                p.unclaimed
-                    .push(format!("table {} (\"{}\"): {why}", c.table, c.about));
-                dropped += 1;
+        bad.sort_by_key(|(k, _)| std::cmp::Reverse(*k));
+        bad.dedup_by_key(|(k, _)| *k);
+        match bad.is_empty() {
+            false => {
+                let mut gone: Vec<String> = Vec::new();
+                for (k, why) in bad {
+                    let c = p.claims.remove(k);
+                    gone.push(format!("table {} (\"{}\"): {why}", c.table, c.about));
+                    dropped += 1;
+                }
+                p.unclaimed.extend(gone.into_iter().rev());
             }
-            None => {
+            true => {
                 return Ok(Draft {
                     name: p.name.clone(),
                     claims: p.claims.len(),
@@ -181,6 +173,23 @@ pub fn draft(raw: &[u8], opts: &Options, out: &Path) -> Result<Draft> {
         }
         debug_assert!(dropped <= tables.len());
     }
+}
+
+/// Why a claim's bindings cannot stand: a value bound to no cell, in
+/// the wrong unit, claimed N/A yet measured, no value at all, or rows
+/// that one cell cannot reproduce together.
+fn binds_badly(b: &[crate::matrix::claims::Binding]) -> Option<String> {
+    use crate::matrix::claims::Target;
+    if b.is_empty() {
+        return Some("none of its values is a claimed value".to_string());
+    }
+    let why = b.iter().find_map(|b| match &b.target {
+        Target::Cells(_) | Target::Excluded => None,
+        Target::Unbound(r) => Some(format!("row '{}', column '{}': {r}", b.row, b.column)),
+        Target::WrongUnit(r) => Some(r.clone()),
+        Target::NotApplicable(_) => Some("a value the mail calls N/A is measured".into()),
+    });
+    why.or_else(|| measures_more(b))
 }
 
 /// Two rows of one table that bind one cell's metric at values further

@@ -117,6 +117,16 @@ pub fn scan(text: &str, into: &mut Scan) {
 /// `--bs={4k,64k}`, `--iodepth=1|32`: it ran once with each) as one job
 /// per alternative, so they vary that option.
 fn one_per_alternative(job: FioJob) -> Vec<FioJob> {
+    // At most 64 runs from one command: more is no experiment a mail
+    // ran, and a stranger's line must not multiply without bound.
+    let runs = job
+        .options
+        .iter()
+        .filter_map(|(_, v)| alternatives(v))
+        .try_fold(1usize, |n, vs| n.checked_mul(vs.len()).filter(|n| *n <= 64));
+    if runs.is_none() {
+        return vec![job];
+    }
     let found = job
         .options
         .iter()
@@ -810,6 +820,49 @@ fn set(opts: &mut Vec<(String, String)>, k: &str, v: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn alternatives_expand_within_a_bound() {
+        let job = |opts: &[(&str, &str)]| FioJob {
+            name: None,
+            options: opts
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            src: Src {
+                line: 1,
+                quote: String::new(),
+            },
+        };
+        let two = one_per_alternative(job(&[("rw", "read[,write]"), ("bs", "{4k,64k}")]));
+        let got: Vec<(Option<&str>, Option<&str>)> =
+            two.iter().map(|j| (j.get("rw"), j.get("bs"))).collect();
+        assert_eq!(
+            got,
+            [
+                (Some("read"), Some("4k")),
+                (Some("read"), Some("64k")),
+                (Some("write"), Some("4k")),
+                (Some("write"), Some("64k"))
+            ]
+        );
+        // fio's own comma list is no alternative.
+        assert_eq!(one_per_alternative(job(&[("bs", "4k,8k")])).len(), 1);
+        // 16^20 runs from one hostile line: left as written.
+        let many: Vec<(String, String)> = (0..20)
+            .map(|i| {
+                (
+                    format!("o{i}"),
+                    format!(
+                        "{{{}}}",
+                        (0..16).map(|n| n.to_string()).collect::<Vec<_>>().join(",")
+                    ),
+                )
+            })
+            .collect();
+        let refs: Vec<(&str, &str)> = many.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        assert_eq!(one_per_alternative(job(&refs)).len(), 1);
+    }
 
     fn scanned(t: &str) -> Scan {
         let mut s = Scan::default();

@@ -150,9 +150,16 @@ pub fn dd(w: &[&str], src: &Src) -> Option<FioJob> {
 /// `1kB`/`1MB` powers of 1000, `c` one byte, `w` two, `b` 512;
 /// `2x4k` multiplies. None if it is not a size.
 fn dd_bytes(s: &str) -> Option<u64> {
-    if let Some((a, b)) = s.split_once('x') {
-        return dd_bytes(a)?.checked_mul(dd_bytes(b)?);
+    if s.contains('x') {
+        return s
+            .split('x')
+            .try_fold(1u64, |n, f| n.checked_mul(dd_size(f)?));
     }
+    dd_size(s)
+}
+
+/// One factor of a dd size operand.
+fn dd_size(s: &str) -> Option<u64> {
     let digits = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
     let n: u64 = s[..digits].parse().ok()?;
     let suffix = &s[digits..];
@@ -185,4 +192,66 @@ fn fio_size(b: u64) -> String {
         }
     }
     b.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn src() -> Src {
+        Src {
+            line: 1,
+            quote: String::new(),
+        }
+    }
+
+    #[test]
+    fn dd_reads_and_writes_as_fio_jobs() {
+        let j = dd(
+            &[
+                "if=/dev/sdb",
+                "of=/dev/null",
+                "bs=1M",
+                "count=4096",
+                "iflag=direct",
+            ],
+            &src(),
+        )
+        .unwrap();
+        assert_eq!(j.get("rw"), Some("read"));
+        assert_eq!(j.get("bs"), Some("1m"));
+        assert_eq!(j.get("size"), Some("4g"));
+        assert_eq!(j.get("direct"), Some("1"));
+        let j = dd(
+            &[
+                "if=/dev/zero",
+                "of=/mnt/f",
+                "bs=64kB",
+                "conv=fdatasync",
+                "oflag=dsync",
+            ],
+            &src(),
+        )
+        .unwrap();
+        assert_eq!(j.get("rw"), Some("write"));
+        assert_eq!(j.get("bs"), Some("64000"));
+        assert_eq!(j.get("end_fsync"), Some("1"));
+        assert_eq!(j.get("sync"), Some("1"));
+        // A copy between files, a stream to a stream, a variable: none.
+        assert!(dd(&["if=/a", "of=/b"], &src()).is_none());
+        assert!(dd(&["if=/dev/zero", "of=/dev/null"], &src()).is_none());
+        assert!(dd(&["if=/dev/zero", "of=$DIR/f"], &src()).is_none());
+    }
+
+    #[test]
+    fn dd_sizes_multiply_without_recursion_or_overflow() {
+        assert_eq!(dd_bytes("2x4k"), Some(8192));
+        assert_eq!(dd_bytes("512b"), Some(512 * 512));
+        assert_eq!(
+            dd_bytes(&"1x".repeat(100_000).trim_end_matches('x').to_string()),
+            Some(1)
+        );
+        assert_eq!(dd_bytes("99999999999G"), None);
+        assert_eq!(dd_bytes("4q"), None);
+    }
 }

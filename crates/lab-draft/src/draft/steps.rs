@@ -109,64 +109,8 @@ pub fn scan(text: &str, into: &mut Scan) {
     }
     into.fio = std::mem::take(&mut into.fio)
         .into_iter()
-        .flat_map(one_per_alternative)
+        .flat_map(super::params::one_per_alternative)
         .collect();
-}
-
-/// A job whose option the mail wrote as alternatives (`-rw=read[,write,rw]`,
-/// `--bs={4k,64k}`, `--iodepth=1|32`: it ran once with each) as one job
-/// per alternative, so they vary that option.
-fn one_per_alternative(job: FioJob) -> Vec<FioJob> {
-    // At most 64 runs from one command: more is no experiment a mail
-    // ran, and a stranger's line must not multiply without bound.
-    let runs = job
-        .options
-        .iter()
-        .filter_map(|(_, v)| alternatives(v))
-        .try_fold(1usize, |n, vs| n.checked_mul(vs.len()).filter(|n| *n <= 64));
-    if runs.is_none() {
-        return vec![job];
-    }
-    let found = job
-        .options
-        .iter()
-        .enumerate()
-        .find_map(|(i, (_, v))| alternatives(v).map(|vs| (i, vs)));
-    let Some((i, values)) = found else {
-        return vec![job];
-    };
-    // Each alternative, with any later option's alternatives in turn.
-    values
-        .into_iter()
-        .flat_map(|v| {
-            let mut j = job.clone();
-            j.options[i].1 = v;
-            one_per_alternative(j)
-        })
-        .collect()
-}
-
-/// `read[,write,rw]`, `{4k,64k}` or `1|32`: the values, when each is a
-/// plain word (fio's own lists, `bs=4k,8k` for reads and writes, are
-/// none of these forms).
-fn alternatives(v: &str) -> Option<Vec<String>> {
-    let parts: Vec<&str> = if let Some((first, rest)) = v.split_once("[,") {
-        let rest = rest.strip_suffix(']')?;
-        std::iter::once(first).chain(rest.split(',')).collect()
-    } else if let Some(inner) = v.strip_prefix('{').and_then(|r| r.strip_suffix('}')) {
-        inner.split(',').collect()
-    } else if v.contains('|') {
-        v.split('|').collect()
-    } else {
-        return None;
-    };
-    let word = |p: &&str| {
-        !p.is_empty()
-            && p.chars()
-                .all(|c| c.is_ascii_alphanumeric() || "_.".contains(c))
-    };
-    (parts.len() >= 2 && parts.len() <= 16 && parts.iter().all(word))
-        .then(|| parts.iter().map(|p| p.to_string()).collect())
 }
 
 fn command(f: &Found, into: &mut Scan) {
@@ -820,49 +764,6 @@ fn set(opts: &mut Vec<(String, String)>, k: &str, v: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn alternatives_expand_within_a_bound() {
-        let job = |opts: &[(&str, &str)]| FioJob {
-            name: None,
-            options: opts
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
-            src: Src {
-                line: 1,
-                quote: String::new(),
-            },
-        };
-        let two = one_per_alternative(job(&[("rw", "read[,write]"), ("bs", "{4k,64k}")]));
-        let got: Vec<(Option<&str>, Option<&str>)> =
-            two.iter().map(|j| (j.get("rw"), j.get("bs"))).collect();
-        assert_eq!(
-            got,
-            [
-                (Some("read"), Some("4k")),
-                (Some("read"), Some("64k")),
-                (Some("write"), Some("4k")),
-                (Some("write"), Some("64k"))
-            ]
-        );
-        // fio's own comma list is no alternative.
-        assert_eq!(one_per_alternative(job(&[("bs", "4k,8k")])).len(), 1);
-        // 16^20 runs from one hostile line: left as written.
-        let many: Vec<(String, String)> = (0..20)
-            .map(|i| {
-                (
-                    format!("o{i}"),
-                    format!(
-                        "{{{}}}",
-                        (0..16).map(|n| n.to_string()).collect::<Vec<_>>().join(",")
-                    ),
-                )
-            })
-            .collect();
-        let refs: Vec<(&str, &str)> = many.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-        assert_eq!(one_per_alternative(job(&refs)).len(), 1);
-    }
 
     fn scanned(t: &str) -> Scan {
         let mut s = Scan::default();

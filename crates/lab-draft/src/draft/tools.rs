@@ -248,7 +248,7 @@ mod tests {
         assert_eq!(dd_bytes("2x4k"), Some(8192));
         assert_eq!(dd_bytes("512b"), Some(512 * 512));
         assert_eq!(
-            dd_bytes(&"1x".repeat(100_000).trim_end_matches('x').to_string()),
+            dd_bytes("1x".repeat(100_000).trim_end_matches('x')),
             Some(1)
         );
         assert_eq!(dd_bytes("99999999999G"), None);

@@ -292,18 +292,8 @@ fn read(p: &[Simple], src: &Src, into: &mut Scan) -> Option<String> {
         "perf" if w.get(1) == Some(&"stat") => read_perf_stat(last, &w, src, into),
         "dd" => {
             match super::tools::dd(&w[1..], src) {
-                Some(j) => into.fio.push(j),
-                None if !w
-                    .iter()
-                    .any(|a| a.starts_with("if=") || a.starts_with("of=")) =>
-                {
-                    into.unmapped
-                        .push((src.clone(), "a dd line without if= or of=".into()))
-                }
-                None => into.unmapped.push((
-                    src.clone(),
-                    "a dd that copies between two files or two streams, or names its file with a shell variable, measures no file lab can make".into(),
-                )),
+                Ok(j) => into.fio.push(j),
+                Err(why) => into.unmapped.push((src.clone(), why)),
             }
             None
         }

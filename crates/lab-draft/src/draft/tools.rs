@@ -93,14 +93,23 @@ const STREAMS: [&str; 4] = ["/dev/zero", "/dev/null", "/dev/urandom", "/dev/rand
 /// of `bs`, reading `if=` into /dev/null or writing /dev/zero to `of=`,
 /// synchronously (psync, one block in flight), `count` blocks long.
 /// Its flags map to fio's: `direct` to `direct=1`, `dsync`/`sync` to
-/// `sync=1`, `conv=fdatasync`/`fsync` to `end_fsync=1`. None for a copy
-/// between two files or a stream to a stream (no file under test), or a
-/// file named by a shell variable.
-pub fn dd(w: &[&str], src: &Src) -> Option<FioJob> {
+/// `sync=1`, `conv=fdatasync`/`fsync` to `end_fsync=1`. Err says why
+/// not: a line without `if=` or `of=`, a copy between two files or a
+/// stream to a stream (no file under test), a file named by a shell
+/// variable, a block size that is no size.
+pub fn dd(w: &[&str], src: &Src) -> Result<FioJob, String> {
     let op = |k: &str| {
         w.iter()
             .rev()
             .find_map(|a| a.strip_prefix(k).and_then(|v| v.strip_prefix('=')))
+    };
+    if op("if").is_none() && op("of").is_none() {
+        return Err("a dd line without if= or of=".into());
+    }
+    let no_file = || {
+        "a dd that copies between two files or two streams, or names its file with a shell \
+         variable, measures no file lab can make"
+            .to_string()
     };
     let (input, output) = (op("if"), op("of").unwrap_or("/dev/null"));
     let flags = |k: &str| op(k).map_or(Vec::new(), |v| v.split(',').collect::<Vec<_>>());
@@ -111,14 +120,17 @@ pub fn dd(w: &[&str], src: &Src) -> Option<FioJob> {
         Some(i) if STREAMS.contains(&i) && !STREAMS.contains(&output) => {
             ("write", output, flags("oflag"))
         }
-        _ => return None,
+        _ => return Err(no_file()),
     };
     // A file named by a variable lab does not know (`of=$DIR/file$i`).
     if file.contains('$') || file.contains('`') {
-        return None;
+        return Err(no_file());
     }
     let bs = op("bs").or_else(|| op(if rw == "read" { "ibs" } else { "obs" }));
-    let bs = bs.map_or(Some(512), dd_bytes)?;
+    let bs = match bs {
+        None => 512,
+        Some(b) => dd_bytes(b).ok_or_else(|| format!("dd's block size '{b}' is no size"))?,
+    };
     let mut opts: Vec<(String, String)> = vec![
         ("rw".into(), rw.into()),
         ("bs".into(), fio_size(bs)),
@@ -139,7 +151,7 @@ pub fn dd(w: &[&str], src: &Src) -> Option<FioJob> {
         opts.push(("size".into(), fio_size(n.saturating_mul(bs))));
     }
     opts.push(("filename".into(), file.into()));
-    Some(FioJob {
+    Ok(FioJob {
         name: None,
         options: opts,
         src: src.clone(),
@@ -150,12 +162,8 @@ pub fn dd(w: &[&str], src: &Src) -> Option<FioJob> {
 /// `1kB`/`1MB` powers of 1000, `c` one byte, `w` two, `b` 512;
 /// `2x4k` multiplies. None if it is not a size.
 fn dd_bytes(s: &str) -> Option<u64> {
-    if s.contains('x') {
-        return s
-            .split('x')
-            .try_fold(1u64, |n, f| n.checked_mul(dd_size(f)?));
-    }
-    dd_size(s)
+    s.split('x')
+        .try_fold(1u64, |n, f| n.checked_mul(dd_size(f)?))
 }
 
 /// One factor of a dd size operand.
@@ -238,9 +246,19 @@ mod tests {
         assert_eq!(j.get("end_fsync"), Some("1"));
         assert_eq!(j.get("sync"), Some("1"));
         // A copy between files, a stream to a stream, a variable: none.
-        assert!(dd(&["if=/a", "of=/b"], &src()).is_none());
-        assert!(dd(&["if=/dev/zero", "of=/dev/null"], &src()).is_none());
-        assert!(dd(&["if=/dev/zero", "of=$DIR/f"], &src()).is_none());
+        assert!(dd(&["if=/a", "of=/b"], &src()).is_err());
+        assert!(dd(&["if=/dev/zero", "of=/dev/null"], &src()).is_err());
+        assert!(dd(&["if=/dev/zero", "of=$DIR/f"], &src()).is_err());
+        assert!(
+            dd(&["/mnt/f", "4k"], &src())
+                .unwrap_err()
+                .contains("without if=")
+        );
+        assert!(
+            dd(&["if=/mnt/f", "bs=4q"], &src())
+                .unwrap_err()
+                .contains("'4q' is no size")
+        );
     }
 
     #[test]

@@ -85,8 +85,6 @@ pub fn draft(raw: &[u8], opts: &Options, out: &Path) -> Result<Draft> {
         .map_err(crate::error::input)?;
     let mut p = propose(&msgs, &tables, opts);
     let mut dropped = 0;
-    // Tables found to give one cell values that disagree (below).
-    let mut contested: Vec<(usize, String)> = Vec::new();
     loop {
         let yaml = p.yaml();
         let unrunnable = |e: &anyhow::Error| {
@@ -125,10 +123,6 @@ pub fn draft(raw: &[u8], opts: &Options, out: &Path) -> Result<Draft> {
         for (k, def) in m.claims.iter().enumerate() {
             let n = p.claims[k].table;
             let t = &tables[n - 1];
-            if let Some((_, why)) = contested.iter().find(|(c, _)| *c == n) {
-                bad.push((k, why.clone()));
-                continue;
-            }
             let b = crate::matrix::claims::bind(k + 1, def, t, &plan, &commands);
             if let Some(w) = binds_badly(&b) {
                 bad.push((k, w));
@@ -139,7 +133,6 @@ pub fn draft(raw: &[u8], opts: &Options, out: &Path) -> Result<Draft> {
                 if let Some(e) = p.claims.iter().position(|c| c.table == other) {
                     bad.push((e, format!("{w} (table {n})")));
                 }
-                contested.push((other, format!("{w} (table {n})")));
                 bad.push((k, format!("{w} (table {other})")));
                 continue;
             }
@@ -147,30 +140,26 @@ pub fn draft(raw: &[u8], opts: &Options, out: &Path) -> Result<Draft> {
         }
         bad.sort_by_key(|(k, _)| std::cmp::Reverse(*k));
         bad.dedup_by_key(|(k, _)| *k);
-        match bad.is_empty() {
-            false => {
-                let mut gone: Vec<String> = Vec::new();
-                for (k, why) in bad {
-                    let c = p.claims.remove(k);
-                    gone.push(format!("table {} (\"{}\"): {why}", c.table, c.about));
-                    dropped += 1;
-                }
-                p.unclaimed.extend(gone.into_iter().rev());
-            }
-            true => {
-                return Ok(Draft {
-                    name: p.name.clone(),
-                    claims: p.claims.len(),
-                    values,
-                    unclaimed: p.unclaimed.clone(),
-                    unmapped: p.unmapped.clone(),
-                    inferred: p.inferred(),
-                    cells: plan.cells.len(),
-                    unrunnable: None,
-                    yaml,
-                });
-            }
+        if bad.is_empty() {
+            return Ok(Draft {
+                name: p.name.clone(),
+                claims: p.claims.len(),
+                values,
+                unclaimed: p.unclaimed.clone(),
+                unmapped: p.unmapped.clone(),
+                inferred: p.inferred(),
+                cells: plan.cells.len(),
+                unrunnable: None,
+                yaml,
+            });
         }
+        let mut gone: Vec<String> = Vec::new();
+        for (k, why) in bad {
+            let c = p.claims.remove(k);
+            gone.push(format!("table {} (\"{}\"): {why}", c.table, c.about));
+            dropped += 1;
+        }
+        p.unclaimed.extend(gone.into_iter().rev());
         debug_assert!(dropped <= tables.len());
     }
 }
@@ -198,7 +187,6 @@ fn binds_badly(b: &[crate::matrix::claims::Binding]) -> Option<String> {
 /// no cell can reproduce both. Rows within it are samples of one
 /// measurement (`IOPS=` printed once a second).
 fn measures_more(bound: &[crate::matrix::claims::Binding]) -> Option<String> {
-    const APART: f64 = 0.15;
     let mut seen: Vec<(&str, &str, f64, &str)> = Vec::new();
     for b in bound {
         let (crate::matrix::claims::Target::Cells(cells), Some(v)) = (&b.target, b.claimed) else {
@@ -209,7 +197,7 @@ fn measures_more(bound: &[crate::matrix::claims::Binding]) -> Option<String> {
                 .iter()
                 .find(|(sc, sm, ..)| *sc == c.as_str() && *sm == b.metric.as_str())
             {
-                if (v - w).abs() > APART * v.abs().max(w.abs()) && *row != b.row.as_str() {
+                if apart(v, *w) && *row != b.row.as_str() {
                     return Some(format!(
                         "rows '{row}' and '{}' both give {} of {c} ({w} and {v} {}): they measure something the matrix does not vary (a cgroup, a device, a job)",
                         b.row, b.metric, b.unit
@@ -221,6 +209,12 @@ fn measures_more(bound: &[crate::matrix::claims::Binding]) -> Option<String> {
         }
     }
     None
+}
+
+/// Two values of one cell's metric further apart than a draft's
+/// tolerance (15%): no cell reproduces both.
+fn apart(v: f64, w: f64) -> bool {
+    (v - w).abs() > 0.15 * v.abs().max(w.abs())
 }
 
 /// What claims bound so far: cell, metric, value in the metric's unit,
@@ -240,7 +234,6 @@ fn disagrees(
     tables: &[ClaimTable],
     held: &mut Held,
 ) -> Option<(usize, String)> {
-    const APART: f64 = 0.15;
     let mut mine: Held = Vec::new();
     for b in bound {
         let (crate::matrix::claims::Target::Cells(cells), Some(v)) = (&b.target, b.claimed) else {
@@ -257,7 +250,7 @@ fn disagrees(
                     && u.caption.is_some()
                     && t.caption.is_some()
                     && u.caption != t.caption
-                    && (v - w).abs() > APART * v.abs().max(w.abs())
+                    && apart(v, *w)
             });
             if let Some((_, _, _, o)) = other {
                 return Some((
@@ -561,12 +554,7 @@ fn bare_multiplied(tables: &[ClaimTable], text: &str) -> Vec<usize> {
 fn command_lines(msgs: &[Read]) -> Vec<Vec<(usize, String)>> {
     msgs.iter()
         .map(|m| {
-            let body: Vec<&str> = m
-                .msg
-                .parts
-                .iter()
-                .filter(|p| p.mimetype.starts_with("text/"))
-                .flat_map(|p| p.text.lines())
+            let body: Vec<&str> = body_lines(m)
                 .map(|l| l.trim_start_matches(['>', ' ']))
                 .collect();
             shell::logical_lines(&body.join("\n"))
@@ -583,20 +571,22 @@ fn command_lines(msgs: &[Read]) -> Vec<Vec<(usize, String)>> {
 fn banners(msgs: &[Read]) -> Vec<Vec<(usize, String)>> {
     msgs.iter()
         .map(|m| {
-            m.msg
-                .parts
-                .iter()
-                .filter(|p| p.mimetype.starts_with("text/"))
-                .flat_map(|p| p.text.lines())
+            body_lines(m)
                 .enumerate()
-                .filter(|(_, l)| crate::mail::claims::is_banner(l))
-                .map(|(i, l)| {
-                    let name = l.trim().trim_matches(|c: char| "=-*#~+".contains(c));
-                    (i + 1, name.trim().to_string())
-                })
+                .filter_map(|(i, l)| Some((i + 1, crate::mail::claims::banner(l)?.to_string())))
                 .collect()
         })
         .collect()
+}
+
+/// The lines of a message's text parts, as the claims reader numbers
+/// them (from 1, in this order).
+fn body_lines(m: &Read) -> impl Iterator<Item = &str> {
+    m.msg
+        .parts
+        .iter()
+        .filter(|p| p.mimetype.starts_with("text/"))
+        .flat_map(|p| p.text.lines())
 }
 
 fn claims(

@@ -510,18 +510,20 @@ fn caption_above(block: &[Line], from: usize, start: usize) -> Option<String> {
     Some(sentence.to_string()).filter(|s| !s.is_empty())
 }
 
-/// A section banner (`==========for-next==========`, `--- patched
-/// ---`): the same mark three times or more at both ends of a name. The
-/// lines under it are a section; a caption starts below it.
-pub fn is_banner(text: &str) -> bool {
+/// The name of a section banner (`==========for-next==========`, `---
+/// patched ---`): the same mark three times or more at both ends of it.
+/// The lines under it are a section; a caption starts below it.
+pub fn banner(text: &str) -> Option<&str> {
     let t = text.trim();
-    let Some(mark) = t.chars().next().filter(|c| "=-*#~+".contains(*c)) else {
-        return false;
-    };
-    let inner = t.trim_matches(mark);
-    let run = |s: &str| s.chars().take_while(|c| *c == mark).count();
+    let mark = t.chars().next().filter(|c| "=-*#~+".contains(*c))?;
+    let head = t.chars().take_while(|c| *c == mark).count();
     let tail = t.chars().rev().take_while(|c| *c == mark).count();
-    !inner.trim().is_empty() && run(t) >= 3 && tail >= 3
+    let name = t.trim_matches(mark).trim();
+    (!name.is_empty() && head >= 3 && tail >= 3).then_some(name)
+}
+
+fn is_banner(text: &str) -> bool {
+    banner(text).is_some()
 }
 
 /// A caption of at most 600 bytes: three lines of a huge text must not

@@ -212,12 +212,20 @@ pub fn order_sides(claims: &mut [ClaimDraft], tables: &[ClaimTable]) {
         if same.len() != 2 || same[0] != a || !claims[a].variant_by_default {
             continue;
         }
-        let c = &mut claims[a];
-        c.from_variant = Some("before".into());
-        c.variant_by_default = false;
-        for (_, v) in c.columns.iter_mut().chain(c.row_variants.iter_mut()) {
-            if v == "after" {
-                *v = "before".into();
+        claims[a].set_variant("before");
+    }
+}
+
+impl ClaimDraft {
+    /// The variant a claim that said none belongs to, as something else
+    /// decided (its place among the tables): every `after` it took by
+    /// default becomes `v`.
+    pub(super) fn set_variant(&mut self, v: &str) {
+        self.from_variant = Some(v.into());
+        self.variant_by_default = false;
+        for (_, x) in self.columns.iter_mut().chain(self.row_variants.iter_mut()) {
+            if x == "after" {
+                *x = v.into();
             }
         }
     }

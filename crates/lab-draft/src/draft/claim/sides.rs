@@ -178,17 +178,17 @@ pub fn section_sides(
         if n == 0 || later.len() != n {
             continue;
         }
+        // Whether a claim's table is in the second section; None when
+        // it is in neither.
         let section = |c: &ClaimDraft| {
             let t = tables.get(c.table.wrapping_sub(1))?;
-            (t.origin.message == m + 1 && t.line > *first)
-                .then_some(())
-                .and_then(|_| {
-                    if t.line < *second {
-                        Some(false)
-                    } else {
-                        later.contains(&t.line).then_some(true)
-                    }
-                })
+            if t.origin.message != m + 1 || t.line <= *first {
+                None
+            } else if t.line < *second {
+                Some(false)
+            } else {
+                later.contains(&t.line).then_some(true)
+            }
         };
         let first_side = match (side(a), side(b)) {
             (Side::After, _) | (_, Side::Before) => "after",
@@ -200,14 +200,8 @@ pub fn section_sides(
             "before"
         };
         for c in claims.iter_mut().filter(|c| c.variant_by_default) {
-            let Some(later) = section(c) else { continue };
-            let v = if later { second_side } else { first_side };
-            c.from_variant = Some(v.into());
-            c.variant_by_default = false;
-            for (_, x) in c.columns.iter_mut().chain(c.row_variants.iter_mut()) {
-                if x == "after" {
-                    *x = v.into();
-                }
+            if let Some(later) = section(c) {
+                c.set_variant(if later { second_side } else { first_side });
             }
         }
     }

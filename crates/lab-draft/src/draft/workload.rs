@@ -224,17 +224,8 @@ pub fn cross(jobs: &[Job]) -> Option<(Job, Vec<Axis>)> {
             unique.push(j);
         }
     }
-    let mut keys: Vec<&String> = Vec::new();
-    for (k, ..) in unique.iter().flat_map(|j| &j.options) {
-        if !keys.contains(&k) {
-            keys.push(k);
-        }
-    }
-    let varying: Vec<&String> = keys
-        .into_iter()
-        .filter(|k| unique.iter().any(|j| j.get(k) != unique[0].get(k)))
-        .collect();
-    let [a, b] = varying[..] else { return None };
+    let varying = varying(&unique);
+    let [a, b] = &varying[..] else { return None };
     let values = |k: &str| {
         let mut vs: Vec<String> = Vec::new();
         for j in &unique {
@@ -250,16 +241,38 @@ pub fn cross(jobs: &[Job]) -> Option<(Job, Vec<Axis>)> {
     if va.len() < 2 || vb.len() < 2 || unique.len() != va.len() * vb.len() {
         return None;
     }
-    let mut one = unique[0].clone();
-    for k in [a, b] {
+    let one = templated(&unique, &[a, b]);
+    Some((one, vec![(a.clone(), va), (b.clone(), vb)]))
+}
+
+/// The options whose values differ between `jobs`, in the order they
+/// are first given.
+fn varying(jobs: &[&Job]) -> Vec<String> {
+    let mut keys: Vec<&String> = Vec::new();
+    for (k, ..) in jobs.iter().flat_map(|j| &j.options) {
+        if !keys.contains(&k) {
+            keys.push(k);
+        }
+    }
+    keys.into_iter()
+        .filter(|k| jobs.iter().any(|j| j.get(k) != jobs[0].get(k)))
+        .cloned()
+        .collect()
+}
+
+/// The first of `jobs` with `keys` as templates of their axes, and what
+/// any of them left out.
+fn templated(jobs: &[&Job], keys: &[&String]) -> Job {
+    let mut one = jobs[0].clone();
+    for k in keys {
         one.set(k, &format!("{{{{ {k} }}}}"), None);
     }
-    for d in unique.iter().flat_map(|j| &j.dropped) {
+    for d in jobs.iter().flat_map(|j| &j.dropped) {
         if !one.dropped.contains(d) {
             one.dropped.push(d.clone());
         }
     }
-    Some((one, vec![(a.clone(), va), (b.clone(), vb)]))
+    one
 }
 
 pub fn combine(jobs: Vec<Job>, prefer: &[String]) -> (Workloads, Option<(String, Vec<String>)>) {
@@ -272,19 +285,9 @@ pub fn combine(jobs: Vec<Job>, prefer: &[String]) -> (Workloads, Option<(String,
     if unique.len() <= 1 {
         return (Workloads::One(unique.pop().unwrap_or_default()), None);
     }
-    let mut keys: Vec<String> = Vec::new();
-    for j in &unique {
-        for (k, ..) in &j.options {
-            if !keys.contains(k) {
-                keys.push(k.clone());
-            }
-        }
-    }
-    let varying: Vec<&String> = keys
-        .iter()
-        .filter(|k| unique.iter().any(|j| j.get(k) != unique[0].get(k)))
-        .collect();
-    if let [k] = varying[..]
+    let refs: Vec<&Job> = unique.iter().collect();
+    let varying = varying(&refs);
+    if let [k] = &varying[..]
         && unique.iter().all(|j| j.get(k).is_some())
     {
         let values: Vec<String> = unique
@@ -292,15 +295,7 @@ pub fn combine(jobs: Vec<Job>, prefer: &[String]) -> (Workloads, Option<(String,
             .filter_map(|j| j.get(k))
             .map(String::from)
             .collect();
-        let mut one = unique[0].clone();
-        one.set(k, &format!("{{{{ {k} }}}}"), None);
-        for j in &unique[1..] {
-            for d in &j.dropped {
-                if !one.dropped.contains(d) {
-                    one.dropped.push(d.clone());
-                }
-            }
-        }
+        let one = templated(&refs, &[k]);
         return (Workloads::One(one), Some((k.clone(), values)));
     }
     let distinct = |k: &str| {

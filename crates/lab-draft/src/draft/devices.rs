@@ -356,11 +356,15 @@ fn scheduler_under_test(p: &mut Proposal, dv: &Devices, lower: &str, subjects: &
 /// brackets on a line that lists another (`none [mq-deadline] kyber
 /// bfq`).
 fn active_scheduler(lower: &str) -> Option<&'static str> {
-    let all = ["none", "mq-deadline", "kyber", "bfq"];
+    // The schedulers lab drafts, and `none`.
+    let all: Vec<&'static str> = std::iter::once("none")
+        .chain(SCHEDULERS.iter().map(|(n, _)| *n))
+        .collect();
     lower.lines().find_map(|l| {
         let words: Vec<&str> = l.split_whitespace().collect();
         let active = all
-            .into_iter()
+            .iter()
+            .copied()
             .find(|n| words.contains(&format!("[{n}]").as_str()))?;
         let others = words.iter().filter(|w| all.contains(w)).count();
         (others >= 1 && words.len() <= 6).then_some(active)

@@ -84,8 +84,8 @@ fn is_code_or_date(text: &str) -> bool {
 }
 
 /// Dumps and records that no sentence holds a claim in: disassembly,
-/// hex, stack frames, kernel log records, diff hunks, a tool's state or
-/// settings lines (`latency : target=0, window=0, ...`, df, lsblk,
+/// hex, stack frames, kernel log records, diff hunks, process listings,
+/// a tool's state or settings lines (`latency : target=0, window=0, ...`, df, lsblk,
 /// sysctl), a command's quoted arguments.
 pub(super) fn is_dump(text: &str) -> bool {
     static DUMP: LazyLock<Regex> = LazyLock::new(|| {
@@ -114,6 +114,7 @@ pub(super) fn is_dump(text: &str) -> bool {
             | ^\s*(?:cpu|cpuset|io|memory|pids|blkio|hugetlb|rdma|misc)\.[a-z_.]*[a-z]\s*=\s*\S+\s*$  # a cgroup file's setting
             | ^\s*(?:export\s+\w+|CONFIG_\w+)=              # a shell variable or kconfig setting
             | ^\s*\x22[^\x22]*\x22(?:\s+\x22[^\x22]*\x22){2,}   # a command's quoted arguments
+            | ^\s*[a-z_][\w-]*\s+\d+\s+\d+\.\d\s+\d+\.\d\s+\d+\s+\d+\s+(?:\?|pts/\d+|tty\w*)\s+[RSDZTtWXIiLlNs<+]+\s   # ps aux: user, pid, %cpu, %mem, vsz, rss, tty, state
             ",
         )
         .expect("constant regex")

@@ -22,7 +22,7 @@ struct Pair {
 }
 
 pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
-    let first = pairs(lines[i].text)?;
+    let first = pairs(lines[i].text, 2)?;
     let labels: Vec<String> = first.iter().map(|p| p.label.clone()).collect();
     let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
     let mut rows: Vec<(usize, Vec<Pair>)> = vec![(lines[i].no, first)];
@@ -35,7 +35,7 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
             j += 1;
             continue;
         }
-        match pairs(text) {
+        match pairs(text, 2) {
             Some(p)
                 if p.iter()
                     .map(|p| p.label.as_str())
@@ -47,6 +47,11 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
             }
             _ => break,
         }
+    }
+    // Two pairs on a line are common in prose (`Note: see this: ...`);
+    // only three lines in a row with the same two labels are a table.
+    if labels.len() < 3 && rows.len() < 3 {
+        return None;
     }
     let mut d = build(&labels, rows);
     d.start = i;
@@ -152,16 +157,16 @@ fn build(labels: &[&str], rows: Vec<(usize, Vec<Pair>)>) -> Draft {
     d
 }
 
-/// The line as three or more `Label: value` pairs, with nothing before
+/// The line as `min` or more `Label: value` pairs, with nothing before
 /// the first label and nothing but numbers, their units and brackets
 /// after each; else None.
-fn pairs(text: &str) -> Option<Vec<Pair>> {
+fn pairs(text: &str, min: usize) -> Option<Vec<Pair>> {
     static LABEL: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(r"(?:^|\s)([A-Za-z][\w%/.-]{0,23}):(?:\s|\d|$)").expect("constant regex")
     });
     let text = text.trim();
-    // Cheap refusals first: most lines have fewer than three colons.
-    if text.bytes().filter(|&b| b == b':').count() < 3 {
+    // Cheap refusals first: most lines have fewer colons.
+    if text.bytes().filter(|&b| b == b':').count() < min {
         return None;
     }
     let starts: Vec<(usize, usize, &str)> = LABEL
@@ -171,7 +176,7 @@ fn pairs(text: &str) -> Option<Vec<Pair>> {
             Some((m.start(), m.end() + 1, m.as_str()))
         })
         .collect();
-    if starts.len() < 3 || starts[0].0 != 0 {
+    if starts.len() < min || starts[0].0 != 0 {
         return None;
     }
     let mut out = Vec::with_capacity(starts.len());
@@ -242,6 +247,23 @@ mod tests {
             extract_text("Lo: 1 Avg: 2 Hi: 9\n")[0].rows[0].values.len(),
             3
         );
-        assert!(super::pairs("Note: see this: and that: here").is_none());
+        assert!(super::pairs("Note: see this: and that: here", 2).is_none());
+    }
+
+    /// Two pairs a line make a table only over three lines with the
+    /// same labels; the first label numbers the rows (a sweep).
+    #[test]
+    fn two_pairs_a_line_over_three_lines() {
+        let t = extract_text(
+            "batch:  1   files: 731923\nbatch:  2   files: 693020\nbatch:  4   files: 750948\n",
+        );
+        assert_eq!(t.len(), 1, "{t:#?}");
+        assert_eq!(t[0].key_columns, ["batch"]);
+        assert_eq!(t[0].rows.len(), 3);
+        assert_eq!(t[0].rows[2].keys, ["4"]);
+        assert_eq!(t[0].rows[2].values.len(), 1);
+        // One or two such lines are left to the other readers.
+        let t = extract_text("read: 120 MB/s\nbatch:  1   files: 731923\n");
+        assert!(t.iter().all(|t| t.key_columns != ["batch"]), "{t:#?}");
     }
 }

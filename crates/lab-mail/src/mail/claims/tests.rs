@@ -272,6 +272,13 @@ fn versions_message_ids_and_hashes_are_never_claims() {
 }
 
 #[test]
+fn process_listings_are_never_claims() {
+    control_only(
+        "root     1411791  2.8  0.0  30992 19864 pts/1    D+   01:30   0:01\nroot     1413640  0.0  0.0  13972  2496 pts/0    S+   01:31   0:00\nwww-data     812  0.3  1.2 102400  8812 ?        Ssl  Nov30  12:01",
+    );
+}
+
+#[test]
 fn options_and_footnotes_are_never_claims() {
     control_only("  fio --name=t --bs=4k --numjobs=32 --iodepth=64 --runtime=300 --size=10G");
     control_only("See [1] and [2].\n\n[1] https://lore.kernel.org/x/\n[2] https://example.org/7");

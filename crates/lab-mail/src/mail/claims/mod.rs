@@ -12,6 +12,7 @@
 mod aligned;
 mod borders;
 mod fio;
+mod ftrace;
 mod glued;
 mod grid;
 mod hist;
@@ -273,7 +274,8 @@ type Layout = fn(&[Line], usize) -> Option<Draft>;
 
 /// The general reader, [`measures`], comes last: it takes what the
 /// layouts that know a tool's format leave.
-const LAYOUTS: [Layout; 13] = [
+const LAYOUTS: [Layout; 14] = [
+    ftrace::at,
     hist::at,
     samples::at,
     terse::at,

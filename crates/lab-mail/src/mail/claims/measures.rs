@@ -40,8 +40,12 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
     if cells.is_none() && !(digits && numbers()) {
         return None;
     }
-    // The rest of a sentence's paragraph is prose's to read.
-    if i > 0 && !lines[i - 1].is_blank() && !is_gapped(text) && is_prose_line(lines[i - 1].text) {
+    // The rest of a sentence's paragraph is prose's to read; a sentence
+    // that ends in a colon introduces lines of their own.
+    let before = i.checked_sub(1).map(|k| lines[k].text.trim_end());
+    if before.is_some_and(|b| !b.is_empty() && !b.ends_with(':') && is_prose_line(b))
+        && !is_gapped(text)
+    {
         return None;
     }
     // ... and so is a line without columns that a sentence goes on from,
@@ -211,9 +215,12 @@ fn measured(text: &str, conv: Convention) -> Option<Measured> {
         return None;
     }
     let mut toks = scan(text, conv);
-    // `1.`, `2)`, `(3)`, `[1]`, `- `: a list item's mark is its label.
+    // `1.`, `2)`, `(3)`, `[1]`, `- `: a list item's mark is its label;
+    // so is a number that opens the line with a colon (`12k:`, `64:`),
+    // which names what the rest of the line measured.
     if let Some(Tok::Num(n)) = toks.first_mut()
-        && is_list_mark(&text[n.at..n.end.min(text.len())], text)
+        && (is_list_mark(&text[n.at..n.end.min(text.len())], text)
+            || text[n.end.min(text.len())..].starts_with(':') && text[..n.at].trim().is_empty())
     {
         n.parameter = true;
     }

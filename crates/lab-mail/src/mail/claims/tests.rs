@@ -271,6 +271,25 @@ fn versions_message_ids_and_hashes_are_never_claims() {
     control_only("v6: rebased on 6.13-rc1\nv5: 1.2");
 }
 
+/// A sentence that ends in a colon introduces lines of their own, not
+/// more of its paragraph; `12k:` opening a line names the row as `4k:`
+/// does, though 12k is no power of two.
+#[test]
+fn a_list_under_a_sentence_is_keyed_by_its_sizes() {
+    let t = extract_text(
+        "For unmodified 5.10, with all write completions deferred:\n4k:  bw=1004MiB/s\n8k:  bw=2074MiB/s\n12k: bw=2309MiB/s\n16k: bw=2465MiB/s\n",
+    );
+    assert_eq!(t.len(), 1, "{}", dump(&t));
+    let keys: Vec<&str> = t[0].rows.iter().map(|r| r.keys[0].as_str()).collect();
+    assert_eq!(keys, ["4k", "8k", "12k", "16k"], "{}", dump(&t));
+    assert!(
+        t[0].rows.iter().all(|r| r.values.len() == 1),
+        "{}",
+        dump(&t)
+    );
+    control_only("I tried cachestat too:\nCounting cache functions... Output every 1 seconds.");
+}
+
 #[test]
 fn process_listings_are_never_claims() {
     control_only(

@@ -158,7 +158,7 @@ pub(super) const PARAMETER_WORDS: [&str; 41] = [
 ];
 
 /// Names whose value is a parameter: `QD=32`, `bs=4k`, `numjobs=8`.
-pub const PARAMETER_NAMES: [&str; 34] = [
+pub const PARAMETER_NAMES: [&str; 35] = [
     "hz",
     "timeout",
     "offset",
@@ -194,6 +194,8 @@ pub const PARAMETER_NAMES: [&str; 34] = [
     "revision",
     "super",
     "algorithm",
+    // `Output every 1 seconds`: an interval someone chose.
+    "every",
 ];
 
 /// The tokens of `line`.

@@ -40,10 +40,15 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
     if cells.is_none() && !(digits && numbers()) {
         return None;
     }
-    // The rest of a sentence's paragraph is prose's to read; a sentence
-    // that ends in a colon introduces lines of their own.
+    // The rest of a sentence's paragraph is prose's to read; but a
+    // sentence that ends in a colon may introduce `label: value` lines
+    // of their own (`4k:  bw=1004MiB/s`), and those are rows.
+    let labelled = text
+        .split_whitespace()
+        .next()
+        .is_some_and(|w| w.len() > 1 && w.ends_with(':'));
     let before = i.checked_sub(1).map(|k| lines[k].text.trim_end());
-    if before.is_some_and(|b| !b.is_empty() && !b.ends_with(':') && is_prose_line(b))
+    if before.is_some_and(|b| !b.is_empty() && !(labelled && b.ends_with(':')) && is_prose_line(b))
         && !is_gapped(text)
     {
         return None;

@@ -254,11 +254,23 @@ pub(super) fn mount_for_file(p: &mut Proposal, file: &str, dv: &Devices, words: 
         Some((d, _)) if !d.is_empty() => d.to_string(),
         _ => "/mnt".to_string(),
     };
-    let named = ["xfs", "ext4", "btrfs"].into_iter().find(|fs| {
+    // The file system the mail names most often (`Does XFS sleep too?`
+    // in a mail about ext4 names the other one once).
+    let count = |fs: &str| {
         words
             .split(|c: char| !c.is_ascii_alphanumeric())
-            .any(|w| w == *fs)
-    });
+            .filter(|w| *w == fs)
+            .count()
+    };
+    let named = ["xfs", "ext4", "btrfs"]
+        .into_iter()
+        .map(|fs| (count(fs), fs))
+        .filter(|(n, _)| *n > 0)
+        .fold(None, |best: Option<(usize, &str)>, x| match best {
+            Some(b) if b.0 >= x.0 => Some(b),
+            _ => Some(x),
+        })
+        .map(|(_, fs)| fs);
     let fs = named.unwrap_or("xfs").to_string();
     let why = match named {
         Some(f) => format!("the mail's fio opens {file}, on {f} as the mail says"),

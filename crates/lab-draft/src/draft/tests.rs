@@ -954,3 +954,29 @@ fn a_report_naming_two_kernels_compares_them() {
     assert_eq!(m.claims[0].columns["good"], "before");
     assert_eq!(m.claims[0].columns["bad"], "after");
 }
+
+/// A job whose paths and options the mail's shell filled in: the file
+/// under `${MNT}` is a file on the mount lab makes (of the file system
+/// the mail names most), `$RW` takes the direction the words give
+/// (`write-only`), and `${BS}` the sizes that name the rows (`12k:` too).
+#[test]
+fn shell_variables_in_a_fio_line_become_lab_paths_and_axes() {
+    let (d, m, plan) = drafted("new/shell-variable-paths.eml", false);
+    assert!(
+        m.setup
+            .iter()
+            .any(|s| matches!(s, SetupStep::Mkfs(x) if x.fs == "ext4")),
+        "{}",
+        d.yaml
+    );
+    let f = fio(&m, None);
+    assert!(
+        !f.filename.as_deref().unwrap_or("").contains('$'),
+        "{}",
+        d.yaml
+    );
+    assert_eq!(s(&f.rw), "write", "{}", d.yaml);
+    assert_eq!(axis(&m, "bs"), ["4k", "8k", "12k"], "{}", d.yaml);
+    assert_eq!((d.claims, d.values), (1, 3), "{}", d.yaml);
+    assert_eq!(plan.cells.len(), 6, "{}", d.yaml);
+}

@@ -48,7 +48,8 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
         .next()
         .is_some_and(|w| w.len() > 1 && w.ends_with(':'));
     let before = i.checked_sub(1).map(|k| lines[k].text.trim_end());
-    if before.is_some_and(|b| !b.is_empty() && !(labelled && b.ends_with(':')) && is_prose_line(b))
+    let introduces = |b: &str| labelled && b.ends_with(':');
+    if before.is_some_and(|b| !b.is_empty() && !introduces(b) && is_prose_line(b))
         && !is_gapped(text)
     {
         return None;
@@ -71,9 +72,26 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
         .as_ref()
         .map(|c| c.iter().map(|c| c.text.trim().to_string()).collect());
     let first = if header.is_some() { i + 1 } else { i };
+    // One bare whole number on its own (`is 1.`) says too little; one
+    // with a name (`packets=23987040`) says what it counts.
+    let weak = |m: &Measured| {
+        m.values
+            .iter()
+            .all(|n| n.plain_integer && (n.name.is_none() || n.knob))
+            && label_unit(&m.label).is_none()
+    };
     let mut rows: Vec<(usize, Measured)> = Vec::new();
     let mut j = first;
     while j < i + run_len {
+        // A rule between rows of results (`-----`) draws the table; it
+        // ends nothing. (Under a header's one number it is the header's.)
+        if j > i
+            && super::grid::is_rule(lines[j].text)
+            && rows.last().is_some_and(|(_, m)| !weak(m))
+        {
+            j += 1;
+            continue;
+        }
         if j > i
             && super::LAYOUTS[..super::LAYOUTS.len() - 1]
                 .iter()
@@ -94,14 +112,6 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
         }
         j += 1;
     }
-    // One bare whole number on its own (`is 1.`) says too little; one
-    // with a name (`packets=23987040`) says what it counts.
-    let weak = |m: &Measured| {
-        m.values
-            .iter()
-            .all(|n| n.plain_integer && (n.name.is_none() || n.knob))
-            && label_unit(&m.label).is_none()
-    };
     if rows.is_empty() || (rows.len() == 1 && header.is_none() && weak(&rows[0].1)) {
         return None;
     }
@@ -429,9 +439,14 @@ fn is_sentence(toks: &[Tok], text: &str) -> bool {
     // In a table a label may be three words (`fio cpu usage | 100%`).
     let table = is_gapped(text);
     let needed = if table { 4 } else { 3 };
+    // `w/` and `w/o` are shorthand, no word of a sentence, though the
+    // tokenizer keeps only their letters.
     let words = toks.iter().map(|t| match t {
-        Tok::Word { text, .. } => Some(*text),
-        Tok::Num(_) => None,
+        Tok::Word { text: w, .. } => {
+            let end = (w.as_ptr() as usize).wrapping_sub(text.as_ptr() as usize) + w.len();
+            (!text.get(end..).is_some_and(|r| r.starts_with('/'))).then_some(*w)
+        }
+        _ => None,
     });
     plain_run(words, needed)
 }

@@ -477,17 +477,28 @@ fn caption_above(block: &[Line], from: usize, start: usize) -> Option<String> {
     {
         begin -= 1;
     }
-    // A command continued with `\` reads as one line.
+    // A command continued with `\` reads as one line; a rule drawn
+    // above the table (`------`) says nothing.
     let lines: Vec<&str> = block[begin..end]
         .iter()
         .map(|l| {
             let t = l.text.trim();
-            t.strip_suffix('\\').map_or(t, str::trim_end)
+            match grid::is_rule(t) {
+                true => "",
+                false => t.strip_suffix('\\').map_or(t, str::trim_end),
+            }
         })
         .collect();
-    if lines.is_empty() {
+    if lines.iter().all(|l| l.is_empty()) {
         return None;
     }
+    let join = |ls: &[&str]| {
+        ls.iter()
+            .filter(|l| !l.is_empty())
+            .copied()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
     // A prompted command right above the numbers produced them: it is
     // the caption, whatever prose comes before it (with the lines it
     // continues with `\`).
@@ -500,14 +511,14 @@ fn caption_above(block: &[Line], from: usize, start: usize) -> Option<String> {
         (t.starts_with("$ ") || t.starts_with("# ")) && t.len() > 2
     };
     if cmd > begin && prompted(block[cmd].text) {
-        return Some(lines[cmd - begin..].join(" "));
+        return Some(join(&lines[cmd - begin..]));
     }
     let whole_paragraph =
         begin == from || block[begin - 1].is_blank() || is_banner(block[begin - 1].text);
     if lines.len() <= 3 && whole_paragraph {
-        return Some(lines.join(" "));
+        return Some(join(&lines));
     }
-    let tail = lines[lines.len().saturating_sub(3)..].join(" ");
+    let tail = join(&lines[lines.len().saturating_sub(3)..]);
     let sentence = last_sentence(&tail)?;
     Some(sentence.to_string()).filter(|s| !s.is_empty())
 }

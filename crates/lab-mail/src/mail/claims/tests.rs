@@ -290,6 +290,24 @@ fn a_list_under_a_sentence_is_keyed_by_its_sizes() {
     control_only("I tried cachestat too:\nCounting cache functions... Output every 1 seconds.");
 }
 
+/// Rows drawn between rules, labelled `w/` and `w/o` (shorthand, not
+/// words of a sentence), one of them glued with a full-width comma: one
+/// table of two rows under the caption above the first rule.
+#[test]
+fn ruled_rows_with_shorthand_labels() {
+    let t = extract_text(
+        "bs=4k:\n----------------------------------------\nw/ parallel dio reads | READ 30898KB/s, 7724, 555.00us   | WRITE 30875KB/s, 7718, 479.70us\n----------------------------------------\nw/o parallel dio reads| READ 117915KB/s, 29478, 248.18us | WRITE 117854KB/s\u{ff0c}29463, 21.91us\n----------------------------------------\n",
+    );
+    assert_eq!(t.len(), 1, "{}", dump(&t));
+    assert_eq!(t[0].caption.as_deref(), Some("bs=4k:"), "{}", dump(&t));
+    assert_eq!(t[0].rows.len(), 2, "{}", dump(&t));
+    assert!(
+        t[0].rows.iter().all(|r| r.values.len() == 6),
+        "{}",
+        dump(&t)
+    );
+}
+
 #[test]
 fn process_listings_are_never_claims() {
     control_only(

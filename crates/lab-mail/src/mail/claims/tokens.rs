@@ -444,8 +444,10 @@ fn is_bare_word_unit(word: &str) -> bool {
 /// White-space separated words with their byte offsets. `±`, `+-` and
 /// `--` stand alone.
 fn words(line: &str) -> impl Iterator<Item = (usize, &str)> {
-    // `(423MB/s)(23.6GiB/60002msec)`: two bracketed words glued.
-    line.split_whitespace()
+    // `(423MB/s)(23.6GiB/60002msec)`: two bracketed words glued; a
+    // full-width comma (`117854KB/s，29463`) parts words as a space does.
+    line.split(|c: char| c.is_whitespace() || matches!(c, '，' | '、' | '；'))
+        .filter(|w| !w.is_empty())
         .flat_map(|w| w.split_inclusive(")("))
         .map(move |w| {
             let w = w.strip_suffix('(').unwrap_or(w);

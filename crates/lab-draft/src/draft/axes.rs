@@ -183,11 +183,23 @@ fn complete_job(p: &mut Proposal, j: &mut workload::Job, target: &str, dv: &Devi
         }
     }
     if j.get("filename").is_none() && j.get("directory").is_none() {
-        j.set(
-            "filename",
-            target,
-            Some("the mail's fio line names no file".into()),
-        );
+        // A job under a file system's commit (`ext4: Allow parallel DIO
+        // reads`) names no file because fio lays its files out in the
+        // directory it runs in: one on that file system.
+        match fs_commit(own) {
+            Some(fs) if !target.starts_with("/dev/mapper/") => j.set(
+                "directory",
+                super::steps::WORKDIR,
+                Some(format!(
+                    "the mail's fio line names no file, and the mail is about {fs}'s code: fio's files on {fs}"
+                )),
+            ),
+            _ => j.set(
+                "filename",
+                target,
+                Some("the mail's fio line names no file".into()),
+            ),
+        }
     }
     if j.get("rw").is_none() {
         match direction_said(own) {
@@ -241,8 +253,42 @@ fn complete_job(p: &mut Proposal, j: &mut workload::Job, target: &str, dv: &Devi
                 )),
             );
         }
+        // fio lays out a file per job in a directory: together they fit.
+        let jobs: u64 = j
+            .get("numjobs")
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(1)
+            .max(1);
+        let each = j.get("size").and_then(workload::mib);
+        if j.get("filename").is_none()
+            && let Some(m) = each.filter(|m| m * jobs > 768)
+        {
+            let fit = (768 / jobs / 16 * 16).clamp(16, 256);
+            j.set(
+                "size",
+                &format!("{fit}M"),
+                Some(format!(
+                    "{m} MiB per job's file; {jobs} job(s) x {fit} MiB fit lab's 1 GiB device"
+                )),
+            );
+        }
         super::devices::mount_for_file(p, &file, dv, &own.to_ascii_lowercase());
     }
+}
+
+/// The file system whose commit subject the mail quotes (`ext4: Allow
+/// parallel DIO reads`, `xfs: ...`), when it is one alone.
+fn fs_commit(text: &str) -> Option<&'static str> {
+    static SUBJECT: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"\b(ext4|xfs|btrfs): [A-Za-z]").expect("constant regex")
+    });
+    let mut found = SUBJECT.captures_iter(text).map(|c| match &c[1] {
+        "ext4" => "ext4",
+        "xfs" => "xfs",
+        _ => "btrfs",
+    });
+    let first = found.next()?;
+    found.all(|f| f == first).then_some(first)
 }
 
 /// The one direction the mail's words give its I/O, in fio's terms: a

@@ -20,6 +20,7 @@ mod knob_axes;
 mod params;
 mod shell;
 mod steps;
+mod sweeps;
 #[cfg(test)]
 mod tests;
 mod tools;
@@ -458,6 +459,7 @@ fn propose(msgs: &[Read], tables: &[ClaimTable], opts: &Options) -> Proposal {
         .filter_map(|j| claim::caption_program(&j.src.quote))
         .collect();
     axes::table_axes(&mut p, tables);
+    sweeps::caption_axes(&mut p, tables);
     knob_axes::mode_axes(&mut p, tables);
     p.perf = scan.perf_events.clone();
     p.perf_system_wide = scan.perf_system_wide;

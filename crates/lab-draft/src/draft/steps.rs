@@ -680,11 +680,12 @@ pub fn ini_jobs(text: &str) -> Vec<FioJob> {
             continue;
         }
         // `submitter=0, tid=5256, file=...` is a program's output: a job
-        // file has one option per line.
+        // file has one option per line. `bs=4k:` over results is their
+        // caption, and ends the job.
         let kv = t
             .split_once('=')
             .map(|(k, v)| (k.trim(), v.trim()))
-            .filter(|(_, v)| !v.split(", ").skip(1).any(|w| w.contains('=')));
+            .filter(|(_, v)| !v.split(", ").skip(1).any(|w| w.contains('=')) && !v.ends_with(':'));
         let is_key =
             |k: &str| !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
         match (kv, &mut cur) {

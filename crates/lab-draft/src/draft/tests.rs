@@ -980,3 +980,28 @@ fn shell_variables_in_a_fio_line_become_lab_paths_and_axes() {
     assert_eq!((d.claims, d.values), (1, 3), "{}", d.yaml);
     assert_eq!(plan.cells.len(), 6, "{}", d.yaml);
 }
+
+/// Tables under `bs=4k:` and `bs=64k:` captions sweep the block size
+/// the bare job leaves open; a mail about an xfs commit whose job names
+/// no file runs it in a directory on xfs, its jobs' files fitting.
+#[test]
+fn caption_values_sweep_an_option_on_the_commits_file_system() {
+    let (d, m, plan) = drafted("new/caption-sweep-fs-commit.eml", false);
+    assert_eq!(axis(&m, "bs"), ["4k", "64k"], "{}", d.yaml);
+    assert!(
+        m.setup
+            .iter()
+            .any(|s| matches!(s, SetupStep::Mkfs(x) if x.fs == "xfs")),
+        "{}",
+        d.yaml
+    );
+    let f = fio(&m, None);
+    assert!(f.filename.is_none(), "{}", d.yaml);
+    assert_eq!(s(&f.size), "192M", "{}", d.yaml);
+    assert_eq!((d.claims, d.values), (2, 8), "{}", d.yaml);
+    assert_eq!(plan.cells.len(), 4, "{}", d.yaml);
+    for c in &m.claims {
+        assert_eq!(c.metrics["WRITE"], "write.bw", "{}", d.yaml);
+        assert_eq!(c.metrics["WRITE (3)"], "write.lat_mean", "{}", d.yaml);
+    }
+}

@@ -177,7 +177,7 @@ fn seconds(v: &str) -> Option<u64> {
 }
 
 /// `10G`, `512m`, `4GiB` → MiB (fio's sizes are powers of 2).
-fn mib(v: &str) -> Option<u64> {
+pub(super) fn mib(v: &str) -> Option<u64> {
     crate::util::parse_size(v).ok().map(|b| b >> 20)
 }
 

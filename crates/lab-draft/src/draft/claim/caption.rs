@@ -40,6 +40,7 @@ pub(super) fn caption_values(caption: &str, ctx: &Ctx) -> Vec<(String, String)> 
                         pair(&v, &["jobs", "job", "threads", "thread"])
                             || has(&format!("numjobs={v}"))
                     }
+                    "bs" => has(&v) || has(&format!("bs={v}")),
                     _ if numeric => has(&format!("{axis}={v}")),
                     _ => has(&v),
                 }

@@ -333,7 +333,12 @@ fn rows(c: &mut ClaimDraft, t: &ClaimTable, caption: &str, ctx: &Ctx) -> Result<
             s => s,
         })
         .collect();
-    let pure = |k: &str| strip_side(k).is_empty() || bound(k) || patch(k);
+    // What is left of a label without its side words (`commit` of
+    // `commit reverted`) may name the patch, too.
+    let pure = |k: &str| {
+        let rest = strip_side(k);
+        rest.is_empty() || bound(k) || patch(k) || patch(&rest)
+    };
     let kept: Vec<(&&str, &Side)> = last_keys
         .iter()
         .zip(&row_sides)

@@ -48,7 +48,11 @@ pub fn side(label: &str) -> Side {
     if DERIVED.iter().any(|d| has(d)) || l.starts_with('%') || l.ends_with('%') || l == "±" {
         return Side::Derived;
     }
-    const BEFORE: [&str; 17] = [
+    const BEFORE: [&str; 20] = [
+        // `commit reverted`: the kernel without the change under test.
+        "reverted",
+        "revert",
+        "unmodified",
         "previous",
         "prior",
         "existing",

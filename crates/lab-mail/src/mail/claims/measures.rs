@@ -291,6 +291,7 @@ fn measured(text: &str, conv: Convention) -> Option<Measured> {
             _ => None,
         })
         .collect();
+    let (label, values) = cell_groups(text, label, values);
     let runs = toks
         .iter()
         .filter_map(|t| match t {
@@ -303,6 +304,51 @@ fn measured(text: &str, conv: Convention) -> Option<Measured> {
         values,
         runs,
     })
+}
+
+/// `w/o dio | READ 117915KB/s, 29478, 248.18us | WRITE 117854KB/s, ...`:
+/// a cell between pipes that opens with a word and holds several
+/// numbers names them after that word (`READ`, `READ (2)`, ...); the
+/// first such word is the label's no more.
+fn cell_groups(text: &str, label: String, mut values: Vec<Num>) -> (String, Vec<Num>) {
+    if !text.contains('|') {
+        return (label, values);
+    }
+    let group = |at: usize| -> Option<(usize, &str)> {
+        let start = text[..at].rfind('|')? + 1;
+        let word = text[start..at].split_whitespace().next()?;
+        let letters = word.chars().all(|c| c.is_ascii_alphabetic()) && word.len() > 1;
+        letters.then_some((start, word))
+    };
+    let groups: Vec<Option<(usize, &str)>> = values.iter().map(|n| group(n.at)).collect();
+    // Every number in such a cell, and at least one cell of two numbers.
+    let cells = groups.iter().flatten().map(|g| g.0).collect::<Vec<_>>();
+    let several = cells.windows(2).any(|w| w[0] == w[1]);
+    if groups.iter().any(Option::is_none) || !several {
+        return (label, values);
+    }
+    let mut k = 0;
+    for (i, n) in values.iter_mut().enumerate() {
+        let (cell, word) = groups[i].unwrap_or_default();
+        k = if i > 0 && groups[i - 1].map(|g| g.0) == Some(cell) {
+            k + 1
+        } else {
+            1
+        };
+        if n.name.is_none() {
+            n.name = Some(if k == 1 {
+                word.to_string()
+            } else {
+                format!("{word} ({k})")
+            });
+        }
+    }
+    let first = groups[0].map_or("", |g| g.1);
+    let label = match label.strip_suffix(first) {
+        Some(l) => l.trim_end().trim_end_matches('|').trim_end().to_string(),
+        None => label,
+    };
+    (label, values)
 }
 
 /// A record printed field by field, each whole number after its own

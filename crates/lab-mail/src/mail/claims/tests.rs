@@ -306,6 +306,20 @@ fn ruled_rows_with_shorthand_labels() {
         "{}",
         dump(&t)
     );
+    // The word that opens each pipe cell names its numbers.
+    let names: Vec<&str> = t[0].columns.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "READ",
+            "READ (2)",
+            "READ (3)",
+            "WRITE",
+            "WRITE (2)",
+            "WRITE (3)"
+        ]
+    );
+    assert_eq!(t[0].rows[1].keys[0], "w/o parallel dio reads");
 }
 
 #[test]

@@ -108,7 +108,9 @@ pub fn is_header_cell(cell: &str) -> bool {
     let c = cell.trim();
     !c.is_empty()
         && !c.ends_with(':')
-        && !c.ends_with('.')
+        // A sentence ends with a full stop; an abbreviation (`#no.`,
+        // `avg.`) names a column.
+        && (!c.ends_with('.') || (c.len() <= 5 && !c.contains(' ')))
         && c.split_whitespace().count() <= 5
         && !is_value(&parse_cell(c))
         && !c

@@ -251,6 +251,22 @@ fn measured(text: &str, conv: Convention) -> Option<Measured> {
             }
         }
     }
+    // `- dd if=/dev/zero of=/dev/sda bs=400K count=10485  (334 MB/s)`: a
+    // listed command and its result; what its options are set to is
+    // what was asked for.
+    let item = text
+        .trim_start()
+        .trim_start_matches(['-', '*', '•'])
+        .trim_start();
+    if item.len() < text.trim_start().len() && never_claims(item) {
+        for t in toks.iter_mut() {
+            if let Tok::Num(n) = t
+                && n.name.is_some()
+            {
+                n.parameter = true;
+            }
+        }
+    }
     // Numbers that name the row: before a device's name (`253  0 vda
     // 760 0 38498 ...`, /proc/diskstats), or before a dot leader that
     // ends the label (`PLU 5 ............ 7735.75`).

@@ -322,6 +322,30 @@ fn ruled_rows_with_shorthand_labels() {
     assert_eq!(t[0].rows[1].keys[0], "w/o parallel dio reads");
 }
 
+/// `#no.` heads a column (an abbreviation, no sentence's end); a listed
+/// dd command's options (`count=10485`) are what was asked for, its
+/// bracketed rate the result.
+#[test]
+fn abbreviated_headers_and_listed_commands() {
+    let t = extract_text(
+        "#no. \tOrder \t\twithout-patch(K) \twith-patch(K)\n1\tA \t\t16.90 \t\t\t17.51\n2\tB \t\t32.08 \t\t\t31.80\n",
+    );
+    assert_eq!(t.len(), 1, "{}", dump(&t));
+    assert_eq!(t[0].columns.len(), 2, "{}", dump(&t));
+    let t = extract_text(
+        " - dd if=/dev/zero of=/dev/sda bs=400K  count=10485  (334 MB/s)\n - dd if=/dev/zero of=/dev/sda bs=800K  count=5242   (278 MB/s)\n",
+    );
+    let all: Vec<f64> = t
+        .iter()
+        .flat_map(|t| t.rows.iter().flat_map(|r| r.values.iter()))
+        .filter_map(|v| match v {
+            Value::Number { value, .. } => Some(*value),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(all, [334.0, 278.0], "{}", dump(&t));
+}
+
 #[test]
 fn process_listings_are_never_claims() {
     control_only(

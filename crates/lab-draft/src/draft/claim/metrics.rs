@@ -139,11 +139,6 @@ pub(super) fn metric_rows(
         .iter()
         .map(|r| &r.keys[..r.keys.len().saturating_sub(1)])
         .collect();
-    let lasts: Vec<&str> = t
-        .rows
-        .iter()
-        .filter_map(|r| r.keys.last().map(String::as_str))
-        .collect();
     // A row's label with its section (`read IOPS`), when it has one.
     let section_of = |r: &crate::mail::Row| {
         r.keys
@@ -163,12 +158,24 @@ pub(super) fn metric_rows(
             })
         })
         .collect();
+    // A row said twice under the same keys (fio's group line gives
+    // `bw=573MiB/s (601MB/s)`: one measure in two units) is one row.
+    let mut once: Vec<&[String]> = Vec::new();
+    let mut lasts_once: Vec<&str> = Vec::new();
+    let mut qualified_once: Vec<&str> = Vec::new();
+    for (r, q) in t.rows.iter().zip(&qualified) {
+        if !once.contains(&r.keys.as_slice()) {
+            once.push(&r.keys);
+            lasts_once.extend(r.keys.last().map(String::as_str));
+            qualified_once.push(q);
+        }
+    }
     let distinct = |ls: &[&str]| (1..ls.len()).all(|i| !ls[..i].contains(&ls[i]));
-    let unique = distinct(&lasts);
+    let unique = distinct(&lasts_once);
     // ... and when the labels repeat across sections (fio's `read / IOPS`
     // and `write / IOPS`), the map names each with its section, as the
     // binding reads it.
-    let by_section = !unique && distinct(&qualified.iter().map(String::as_str).collect::<Vec<_>>());
+    let by_section = !unique && distinct(&qualified_once);
     // fio's output: [job, section, metric]; one job, and labels that
     // tell the rows apart, read with their section (`read IOPS`).
     let one_job = heads.iter().all(|h| h.first() == heads[0].first());
@@ -199,6 +206,14 @@ pub(super) fn metric_rows(
             metrics.push((label.clone(), crate::matrix::claims::SKIP.into()));
             c.skipped
                 .push((label.clone(), "the mail gives no number".into()));
+            continue;
+        }
+        if t.kind == crate::mail::ClaimKind::Fio && sampled(last) {
+            metrics.push((label.clone(), crate::matrix::claims::SKIP.into()));
+            c.skipped.push((
+                label.clone(),
+                "fio's statistics of its per-interval samples; the job's own figure is on its IOPS=/BW= line".into(),
+            ));
             continue;
         }
         let words = match section_of(r) {
@@ -390,15 +405,25 @@ pub fn metric(
             None => return Err("its words name no IOPS, bandwidth, latency or CPU".into()),
         },
     };
-    // A latency's extreme is no mean: lab keeps means and percentiles.
+    // A latency's extreme or spread is no mean: lab keeps means and
+    // the 50th, 99th and 99.9th percentiles, and no other percentile
+    // (fio's `clat p1.00`, `95.00th`).
+    const NOT_MEAN: [&str; 10] = [
+        "maximum", "minimum", "worst", "peak", "highest", "lowest", "min", "max", "stdev", "stddev",
+    ];
     if kind == "lat"
         && let Some(t) = toks
             .iter()
-            .find(|t| ["maximum", "minimum", "worst", "peak", "highest", "lowest"].contains(t))
+            .find(|t| NOT_MEAN.contains(t) || other_percentile(t))
     {
         return Err(format!("lab keeps no {t} latency"));
     }
     if kind == "cpu" {
+        // fio's `cpu : usr=15.63%, sys=34.79%, ctx=7333387, majf=0,
+        // minf=41`: context switches and page faults are counts.
+        if let Some(t) = toks.iter().find(|t| ["ctx", "majf", "minf"].contains(t)) {
+            return Err(format!("fio's {t} is a count, not a CPU share"));
+        }
         return Ok(
             match (has("usr") || has("user"), has("sys") || has("system")) {
                 (true, false) => "cpu.usr".into(),
@@ -439,11 +464,12 @@ pub fn metric(
     if kind != "lat" {
         return Ok(format!("{dir}.{kind}"));
     }
-    let pct = if any(&["p99.9", "99.9th", "99.9%", "p999"]) {
+    let numbered = toks.iter().find_map(|t| percentile(t));
+    let pct = if numbered == Some(99.9) || any(&["p99.9", "99.9th", "99.9%", "p999"]) {
         "p99_9"
-    } else if any(&["p99", "99th", "99%", "99.00th", "tail"]) {
+    } else if numbered == Some(99.0) || any(&["p99", "99th", "99%", "99.00th", "tail"]) {
         "p99"
-    } else if any(&["p50", "median", "50th", "50.00th"]) {
+    } else if numbered == Some(50.0) || any(&["p50", "median", "50th", "50.00th"]) {
         "p50"
     } else {
         "mean"
@@ -454,4 +480,44 @@ pub fn metric(
         "lat"
     };
     Ok(format!("{dir}.{base}_{pct}"))
+}
+
+/// The percentile a word names: `p99.00` and `99.00th` → 99.
+fn percentile(tok: &str) -> Option<f64> {
+    tok.strip_prefix('p')
+        .or_else(|| tok.strip_suffix("th"))
+        .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit() || b == b'.'))
+        .and_then(|n| n.parse::<f64>().ok())
+}
+
+/// A percentile lab does not keep: `p1.00`, `p95`, `90.00th`, `95th`
+/// (the 50th, 99th and 99.9th it does).
+fn other_percentile(tok: &str) -> bool {
+    percentile(tok).is_some_and(|v| ![50.0, 99.0, 99.9].contains(&v))
+}
+
+/// fio's `bw (KiB/s): min=..., avg=...` and `iops : min=...` lines:
+/// statistics of the samples it took each interval, not the job's rate.
+fn sampled(label: &str) -> bool {
+    let mut words = label.split_whitespace();
+    let first = words.next().unwrap_or("");
+    let last = label.split_whitespace().last().unwrap_or("");
+    matches!(first, "bw" | "iops")
+        && matches!(last, "min" | "max" | "avg" | "stdev" | "per" | "samples")
+}
+
+#[cfg(test)]
+mod tests {
+    /// fio's own output: the 99th percentile in its spelling is one lab
+    /// keeps, other percentiles, extremes and per-interval samples are
+    /// not, and `ctx`/`majf` are counts.
+    #[test]
+    fn fio_output_rows_lab_keeps_and_does_not() {
+        assert_eq!(super::percentile("p99.00"), Some(99.0));
+        assert_eq!(super::percentile("99.90th"), Some(99.9));
+        assert!(super::other_percentile("p95.00"));
+        assert!(!super::other_percentile("p50.00"));
+        assert!(super::sampled("bw avg") && super::sampled("iops stdev"));
+        assert!(!super::sampled("BW") && !super::sampled("clat avg"));
+    }
 }

@@ -31,6 +31,22 @@ pub(super) fn workloads(
     });
     let target = dm_node.clone().unwrap_or_else(|| dv.main().to_string());
     let mut fio = scan.fio.clone();
+    // `--create_only=1` lays the files out and measures nothing: the
+    // measured run after it lays them out itself.
+    let layout = |j: &steps::FioJob| {
+        j.options
+            .iter()
+            .any(|(k, v)| k == "create_only" && matches!(v.as_str(), "1" | "true" | ""))
+    };
+    if fio.iter().any(|j| !layout(j)) {
+        for j in fio.iter().filter(|j| layout(j)) {
+            p.workload_notes.push(format!(
+                "Left out \"{}\": with --create_only=1 it lays out files and measures nothing.",
+                j.src.quote
+            ));
+        }
+        fio.retain(|j| !layout(j));
+    }
     if fio.is_empty()
         && let Some(job) = robot_job(p, tables)
     {

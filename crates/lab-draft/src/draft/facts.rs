@@ -59,6 +59,9 @@ static CONFIG: LazyLock<Regex> = LazyLock::new(|| {
 static RELEASE: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?i)^\s*(?:linux\s+)?(\d)\.(\d{1,2})\.\d{1,3}-[A-Za-z0-9][\w.+~-]*\s*$"));
 
+/// A stable release in three parts, anywhere: `5.10.162`, `6.1.55`.
+static STABLE: LazyLock<Regex> = LazyLock::new(|| re(r"\b([2-7])\.(\d{1,2})\.(\d{1,3})\b"));
+
 pub use crate::matrix::HZ_VALUES;
 
 /// Whether the sentence `rest` continues ends in a question mark: its
@@ -82,6 +85,41 @@ pub fn of_text(text: &str) -> Facts {
             // A version in a question (`which I believe was v5.5?`) is
             // one the writer wonders about, not the tree measured.
             if asks(&line[c.get(0).map_or(0, |m| m.end())..]) {
+                continue;
+            }
+            let v = (c[1].parse().unwrap_or(0), c[2].parse().unwrap_or(0));
+            push(&mut f.versions, v, &quote);
+        }
+        for c in STABLE.captures_iter(line) {
+            // `10.0.0.1` and `1.2.3.4` are addresses, not releases.
+            let m = c.get(0).map_or(0..0, |m| m.range());
+            let before = line[..m.start].chars().next_back();
+            let after = line[m.end..].chars().next();
+            let glued = |ch: Option<char>| ch.is_some_and(|ch| ch.is_ascii_digit() || ch == '.');
+            let after_dot_digit = line[m.end..].starts_with('.')
+                && line[m.end + 1..].starts_with(|ch: char| ch.is_ascii_digit());
+            if glued(before) || after_dot_digit || after.is_some_and(|ch| ch.is_ascii_digit()) {
+                continue;
+            }
+            // `xfsprogs 6.1.0`, `fio-3.35.1`, `gcc 12.2.0`: a tool's.
+            let lead = line[..m.start].to_ascii_lowercase();
+            let word = lead
+                .trim_end_matches([' ', '-', 'v'])
+                .rsplit(|c: char| c.is_whitespace() || c == '(')
+                .next()
+                .unwrap_or("");
+            const TOOLS: [&str; 9] = [
+                "progs",
+                "fio",
+                "mdadm",
+                "cli",
+                "qemu",
+                "gcc",
+                "clang",
+                "glibc",
+                "util-linux",
+            ];
+            if TOOLS.iter().any(|t| word.ends_with(t)) {
                 continue;
             }
             let v = (c[1].parse().unwrap_or(0), c[2].parse().unwrap_or(0));
@@ -188,12 +226,13 @@ mod tests {
                 .is_empty()
         );
         assert_eq!(of_text("Tested on v6.1. Why?").versions.len(), 1);
-        // `uname -r` on a line of its own; a bare number is none.
+        // `uname -r` on a line of its own, and a stable release in three
+        // parts (`6.12.3`); a tool's release or an address is none.
         let r = of_text(
-            "Baseline:\n  5.14.0-427.13.1.el9_4.x86_64\nTest:\n  6.19.0-rc1-next-20251219\n 6.12.3\n",
+            "Baseline:\n  5.14.0-427.13.1.el9_4.x86_64\nTest:\n  6.19.0-rc1-next-20251219\n 6.12.3\nxfsprogs 6.1.0, fio-3.35.1, 10.0.2.15, 1.2.3.4\n",
         );
         let v: Vec<_> = r.versions.iter().map(|s| s.value).collect();
-        assert_eq!(v, [(5, 14), (6, 19)]);
+        assert_eq!(v, [(5, 14), (6, 19), (6, 12)]);
         // A HZ the kernel does not offer is not a HZ.
         assert!(of_text("HZ=123").hz.is_empty());
     }

@@ -187,6 +187,10 @@ pub fn commands(text: &str) -> Vec<Found> {
                 looped = None;
                 continue;
             }
+            // `--bs=${blocksize}` after `blocksize="16k"`: the value the
+            // script set, when it set one.
+            let expanded = expand(stmt, &vars);
+            let stmt = expanded.as_str();
             let pipeline: Pipeline = split_top(stmt, &["|"])
                 .iter()
                 .map(|p| simple(p))
@@ -215,6 +219,45 @@ pub fn commands(text: &str) -> Vec<Found> {
     out
 }
 
+/// `stmt` with each `$name` and `${name}` of a variable set before it
+/// replaced by its value; other `$` words (`$1`, `$(...)`, a loop's
+/// variable) stay.
+fn expand(stmt: &str, vars: &[(String, String)]) -> String {
+    if vars.is_empty() || !stmt.contains('$') {
+        return stmt.to_string();
+    }
+    let mut out = String::with_capacity(stmt.len());
+    let mut rest = stmt;
+    while let Some(at) = rest.find('$') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        let (name, used) = match after.strip_prefix('{') {
+            Some(b) => match b.find('}') {
+                Some(end) => (&b[..end], end + 2),
+                None => ("", 0),
+            },
+            None => {
+                let end = after
+                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .unwrap_or(after.len());
+                (&after[..end], end)
+            }
+        };
+        match vars.iter().find(|(n, _)| !name.is_empty() && n == name) {
+            Some((_, v)) if !v.contains('$') => {
+                out.push_str(v);
+                rest = &after[used..];
+            }
+            _ => {
+                out.push('$');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 /// The most shell variables, and the longest value, a mail's commands
 /// are read with.
 const MAX_VARS: usize = 64;
@@ -236,7 +279,9 @@ fn assignment(stmt: &str) -> Option<(String, bool, String)> {
         && (value.starts_with('"') && value.ends_with('"')
             || value.starts_with('\'') && value.ends_with('\''));
     // `a=1 fio ...` sets a variable for one command: that is the command.
-    if !plain || (!quoted && value.contains(char::is_whitespace)) {
+    // `blocksize=${blocksize}"` is the end of a wrapped `echo "..."`.
+    let open_quote = !quoted && value.contains(['"', '\'']);
+    if !plain || open_quote || (!quoted && value.contains(char::is_whitespace)) {
         return None;
     }
     let value = if quoted {
@@ -512,6 +557,20 @@ mod tests {
 
     /// A blob of assignments is read with a bounded table: the first
     /// variables expand, the ones past the bound stay words.
+    #[test]
+    fn variables_set_before_fill_commands() {
+        assert_eq!(
+            super::expand(
+                "fio --bs=${blocksize} --numjobs=$jobs --x=$1 --y=$unset",
+                &[
+                    ("blocksize".into(), "16k".into()),
+                    ("jobs".into(), "16".into())
+                ]
+            ),
+            "fio --bs=16k --numjobs=16 --x=$1 --y=$unset"
+        );
+    }
+
     #[test]
     fn variables_are_bounded() {
         let mut t: String = (0..100)

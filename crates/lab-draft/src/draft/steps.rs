@@ -74,7 +74,7 @@ pub struct Scan {
 }
 
 /// Programs whose lines are commands even without a prompt.
-const KNOWN: [&str; 16] = [
+const KNOWN: [&str; 17] = [
     "fio",
     "dmsetup",
     "modprobe",
@@ -91,6 +91,7 @@ const KNOWN: [&str; 16] = [
     "umount",
     "fstrim",
     "mkfs",
+    "mke2fs",
 ];
 
 /// A stand-in for a loop variable while a command is read.

@@ -1005,3 +1005,31 @@ fn caption_values_sweep_an_option_on_the_commits_file_system() {
         assert_eq!(c.metrics["WRITE (3)"], "write.lat_mean", "{}", d.yaml);
     }
 }
+
+/// A script's variables fill its fio line, the run that only lays files
+/// out is no workload, and a three-part release names the kernel.
+#[test]
+fn a_scripts_variables_and_its_layout_run() {
+    let (d, m, _) = drafted("new/script-variables-layout-run.eml", false);
+    assert!(d.yaml.contains("The mail names 6.1"), "{}", d.yaml);
+    assert!(
+        m.setup
+            .iter()
+            .any(|s| matches!(s, SetupStep::Mkfs(x) if x.fs == "ext4")),
+        "{}",
+        d.yaml
+    );
+    assert!(m.workloads.is_empty(), "{}", d.yaml);
+    let f = fio(&m, None);
+    assert_eq!(
+        (s(&f.bs), s(&f.numjobs)),
+        ("16k".into(), "8".into()),
+        "{}",
+        d.yaml
+    );
+    assert!(
+        d.yaml.contains("--create_only=1 it lays out files"),
+        "{}",
+        d.yaml
+    );
+}

@@ -35,7 +35,7 @@ fn re(s: &str) -> Regex {
 
 static VERSION: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)(?:\blinux[- ]|\bv|\bkernel |\bon top of |\bbased on |\bagainst |\bfor-)(\d)\.(\d{1,2})\b",
+        r"(?i)(?:\blinux[- ]|\bv|\bkernel |\bon top of |\bbased on |\bagainst |\bfor-|\b(?:un)?modified |\b(?:un)?patched |\bstock |\bvanilla |\bupstream |\bmainline )(\d)\.(\d{1,2})\b",
     )
 });
 static HZ: LazyLock<Regex> = LazyLock::new(|| {

@@ -649,6 +649,7 @@ fn claims(
         }
     }
     claim::section_sides(&mut p.claims, tables, sections);
+    claim::caption_sides(&mut p.claims, tables, &mut p.unclaimed);
     claim::order_sides(&mut p.claims, tables);
     let mut metrics: Vec<String> = Vec::new();
     for c in &p.claims {

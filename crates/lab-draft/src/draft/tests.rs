@@ -1033,3 +1033,29 @@ fn a_scripts_variables_and_its_layout_run() {
         d.yaml
     );
 }
+
+/// Captions that differ in a few words say whose numbers each list is:
+/// `unmodified` before, `modified` after, and a third kernel's list is
+/// no claim.
+#[test]
+fn captions_set_apart_by_their_own_words() {
+    let (d, m, _) = drafted("new/caption-contrast-kernels.eml", false);
+    assert!(d.yaml.contains("The mail names 6.1"), "{}", d.yaml);
+    assert_eq!((d.claims, d.values), (2, 4), "{}", d.yaml);
+    let variants: Vec<String> = m
+        .claims
+        .iter()
+        .map(|c| {
+            c.from_variant
+                .as_ref()
+                .map(|v| v.value.clone())
+                .unwrap_or_default()
+        })
+        .collect();
+    assert_eq!(variants, ["before", "after"], "{}", d.yaml);
+    assert!(
+        d.yaml.contains("table 1: its caption names neither side"),
+        "{}",
+        d.yaml
+    );
+}

@@ -210,3 +210,101 @@ pub fn section_sides(
         }
     }
 }
+
+/// Tables of one message with the same rows under captions that differ
+/// in a few words (`For unmodified 5.10, ...:`, `For modified 5.10,
+/// ...:`, `For 4.15, ...:`): the words only one caption has say whose
+/// numbers it holds. When some say the kernel before and some after,
+/// each of those claims takes its side, and a table whose own words say
+/// neither measured something the matrix does not build (another
+/// kernel): it is no claim, and the reason is given. Only claims whose
+/// variant no row or column of their table says are changed.
+pub fn caption_sides(
+    claims: &mut Vec<ClaimDraft>,
+    tables: &[ClaimTable],
+    unclaimed: &mut Vec<String>,
+) {
+    let shape = |c: &ClaimDraft| {
+        tables.get(c.table.wrapping_sub(1)).map(|t| {
+            let keys: Vec<&Vec<String>> = t.rows.iter().map(|r| &r.keys).collect();
+            (t.origin.message, keys)
+        })
+    };
+    let words = |c: &ClaimDraft| -> Vec<String> {
+        let caption = tables
+            .get(c.table.wrapping_sub(1))
+            .and_then(|t| t.caption.as_deref())
+            .unwrap_or("");
+        caption
+            .to_ascii_lowercase()
+            .split(|ch: char| ch.is_whitespace() || ",;:()".contains(ch))
+            .filter(|w| !w.is_empty())
+            .map(String::from)
+            .collect()
+    };
+    // A claim whose one variant came from its caption (or from nothing):
+    // no row or column of its table names one.
+    let by_caption = |c: &ClaimDraft| {
+        c.row_variants.is_empty()
+            && !matches!(c.rows, super::Rows::Variants)
+            && c.from_variant.is_some()
+            && c.columns
+                .iter()
+                .all(|(_, v)| Some(v) == c.from_variant.as_ref())
+    };
+    let mut drop: Vec<usize> = Vec::new();
+    for a in 0..claims.len() {
+        if !by_caption(&claims[a]) || drop.contains(&a) {
+            continue;
+        }
+        let group: Vec<usize> = (a..claims.len())
+            .filter(|&b| by_caption(&claims[b]) && shape(&claims[b]) == shape(&claims[a]))
+            .collect();
+        if group.len() < 2 || group[0] != a {
+            continue;
+        }
+        let all: Vec<Vec<String>> = group.iter().map(|&i| words(&claims[i])).collect();
+        if all.iter().any(Vec::is_empty) {
+            continue;
+        }
+        let sides: Vec<Side> = all
+            .iter()
+            .map(|ws| {
+                let own: Vec<&str> = ws
+                    .iter()
+                    .filter(|w| !all.iter().all(|o| o.contains(w)))
+                    .map(String::as_str)
+                    .collect();
+                side(&own.join(" "))
+            })
+            .collect();
+        if !(sides.contains(&Side::Before) && sides.contains(&Side::After)) {
+            continue;
+        }
+        let named: Vec<String> = group
+            .iter()
+            .zip(&sides)
+            .filter(|(_, s)| matches!(s, Side::Before | Side::After))
+            .map(|(i, _)| claims[*i].table.to_string())
+            .collect();
+        for (&i, s) in group.iter().zip(&sides) {
+            match s {
+                Side::Before => claims[i].set_variant("before"),
+                Side::After => claims[i].set_variant("after"),
+                _ => {
+                    unclaimed.push(format!(
+                        "table {}: its caption names neither side that the captions of tables {} set apart (a kernel or setup the matrix does not build)",
+                        claims[i].table,
+                        named.join(" and ")
+                    ));
+                    drop.push(i);
+                }
+            }
+        }
+    }
+    let mut k = 0;
+    claims.retain(|_| {
+        k += 1;
+        !drop.contains(&(k - 1))
+    });
+}

@@ -472,12 +472,34 @@ fn extra_keys(names: &[&str], rows: &[&[Cell]]) -> usize {
             Parsed::Number { .. } | Parsed::NotApplicable
         );
         let axis = names.get(n).is_some_and(|h| is_axis_name(h));
-        if !(text || axis || is_sweep(rows, n)) {
+        if !(text || axis || is_sweep(rows, n) || is_factor(rows, n)) {
             break;
         }
         n += 1;
     }
     n
+}
+
+/// Column `n` of four rows or more holds a setting of a designed run:
+/// plain whole numbers taking at most half as many values as there are
+/// rows (`0`/`1` for a switch off and on), with a result after it.
+/// Measurements take many values.
+fn is_factor(rows: &[&[Cell]], n: usize) -> bool {
+    let values: Option<Vec<f64>> = rows
+        .iter()
+        .map(|r| match parse_cell(&r.get(n)?.text) {
+            Parsed::Number {
+                value, plain: true, ..
+            } if value.fract() == 0.0 && r.len() > n + 1 => Some(value),
+            _ => None,
+        })
+        .collect();
+    let Some(mut v) = values.filter(|v| v.len() >= 4) else {
+        return false;
+    };
+    v.sort_by(f64::total_cmp);
+    v.dedup();
+    v.len() <= rows.len() / 2
 }
 
 /// Column `n` of the rows holds a sweep of plain integers, once or

@@ -71,7 +71,15 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
     let header: Option<Vec<String>> = cells
         .as_ref()
         .map(|c| c.iter().map(|c| c.text.trim().to_string()).collect());
-    let first = if header.is_some() { i + 1 } else { i };
+    let mut first = if header.is_some() { i + 1 } else { i };
+    // `====` under the names, then the rows.
+    if header.is_some()
+        && lines
+            .get(first)
+            .is_some_and(|l| super::grid::is_rule(l.text))
+    {
+        first += 1;
+    }
     // One bare whole number on its own (`is 1.`) says too little; one
     // with a name (`packets=23987040`) says what it counts.
     let weak = |m: &Measured| {
@@ -695,7 +703,12 @@ fn build(header: Option<&[String]>, rows: Vec<(usize, Measured)>) -> Draft {
                     .iter()
                     .any(|n| !n.plain_integer && n.unit.is_none())
         });
-    let skip = usize::from(keyed_by_first);
+    let factors = factorial_keys(&rows);
+    let skip = if factors >= 2 {
+        factors
+    } else {
+        usize::from(keyed_by_first)
+    };
     let width = rows
         .iter()
         .map(|(_, m)| m.values.len() - skip)
@@ -703,16 +716,22 @@ fn build(header: Option<&[String]>, rows: Vec<(usize, Measured)>) -> Draft {
         .unwrap_or(0);
     let columns = column_names(header, &rows, skip, width);
     let mut key_columns = vec!["label".to_string()];
-    if keyed_by_first {
-        key_columns.push("key".into());
+    // The header's names over the key columns, when it has one a column.
+    let key_names: Option<&[String]> = header
+        .filter(|h| h.len() == width + skip)
+        .map(|h| &h[..skip]);
+    for k in 0..skip {
+        key_columns.push(match key_names {
+            Some(h) => h[k].clone(),
+            None if k == 0 => "key".into(),
+            None => format!("key {}", k + 1),
+        });
     }
     let out_rows = rows
         .into_iter()
         .map(|(no, m)| {
             let mut keys = vec![m.label.clone()];
-            if keyed_by_first {
-                keys.push(format_key(m.values[0].value));
-            }
+            keys.extend(m.values[..skip].iter().map(|n| format_key(n.value)));
             let mut values: Vec<Value> = m.values[skip..]
                 .iter()
                 .map(|n| {
@@ -747,6 +766,39 @@ fn build(header: Option<&[String]>, rows: Vec<(usize, Measured)>) -> Draft {
     }
 }
 
+/// How many leading columns are the factors of a designed experiment:
+/// plain whole numbers, each taking a few values (at most half as many
+/// as there are rows), every row a different combination of them, and
+/// results after them (`64  1  4  96GB/sec  160%`: buffer size,
+/// coalescing, threads). Measurements take many values; settings few.
+fn factorial_keys(rows: &[(usize, Measured)]) -> usize {
+    if rows.len() < 4 {
+        return 0;
+    }
+    let width = rows.iter().map(|(_, m)| m.values.len()).min().unwrap_or(0);
+    let mut k = 0;
+    while k + 1 < width {
+        let column: Vec<f64> = rows.iter().map(|(_, m)| m.values[k].value).collect();
+        let plain = rows.iter().all(|(_, m)| {
+            let n = &m.values[k];
+            n.plain_integer && n.unit.is_none() && n.name.is_none()
+        });
+        let mut distinct = column.clone();
+        distinct.sort_by(f64::total_cmp);
+        distinct.dedup();
+        if !plain || distinct.len() > rows.len() / 2 {
+            break;
+        }
+        k += 1;
+    }
+    let combos: Vec<Vec<u64>> = rows
+        .iter()
+        .map(|(_, m)| m.values[..k].iter().map(|n| n.value.to_bits()).collect())
+        .collect();
+    let unique = (1..combos.len()).all(|i| !combos[..i].contains(&combos[i]));
+    if k >= 2 && unique { k } else { 0 }
+}
+
 fn format_key(v: f64) -> String {
     format!("{v}")
 }
@@ -763,6 +815,7 @@ fn column_names(
     let names: Option<&[String]> = header.and_then(|h| match h.len() {
         n if n == width => Some(h),
         n if n == width + 1 + skip => Some(&h[1 + skip..]),
+        n if skip > 1 && n == width + skip => Some(&h[skip..]),
         _ => None,
     });
     (0..width)

@@ -346,6 +346,28 @@ fn abbreviated_headers_and_listed_commands() {
     assert_eq!(all, [334.0, 278.0], "{}", dump(&t));
 }
 
+/// Leading columns of a few whole numbers in every combination are the
+/// settings of a designed run (keys), under a header and its `====`
+/// rule; the results after them are the values.
+#[test]
+fn factorial_settings_are_keys() {
+    let t = extract_text(
+        "size    coalesce    threads    bw          cpu usage\n=========================================================\n64      0           1       23GB/sec       100%\n64      1           1       46GB/sec        79%\n64      0           4       81GB/sec       370%\n64      1           4       96GB/sec       160%\n256     0           1       44GB/sec        90%\n256     1           1       47GB/sec        48%\n256     0           4       90GB/sec       190%\n256     1           4       96GB/sec       120%\n",
+    );
+    assert_eq!(t.len(), 1, "{}", dump(&t));
+    assert!(
+        t[0].key_columns.iter().any(|k| k == "coalesce"),
+        "{}",
+        dump(&t)
+    );
+    assert!(
+        t[0].rows.iter().all(|r| r.values.len() == 2),
+        "{}",
+        dump(&t)
+    );
+    assert_eq!(t[0].rows[3].keys, ["64", "1", "4"], "{}", dump(&t));
+}
+
 #[test]
 fn process_listings_are_never_claims() {
     control_only(

@@ -461,10 +461,16 @@ fn is_settings_print(text: &str) -> bool {
         Regex::new(r"(?:^|[#$]\s)\s*(?:sudo\s+)?(?:cat|head|grep \S+|tail)\s+(?:-\S+\s+)*(/sys/\S*|/proc/sys/\S*|/proc/cmdline|/etc/\S*|\S*\.conf\b|\S*config\b)")
             .expect("constant regex")
     });
-    // Counters (`/sys/block/sda/stat`, `.../io.stat`) are measurements.
+    // Counters and readings (`/sys/block/sda/stat`, `.../io.stat`, a
+    // cgroup's `cpu.pressure`, `memory.events`, `memory.peak`) are
+    // measurements.
+    const READINGS: [&str; 7] = [
+        "stat", "stats", "pressure", "events", "current", "peak", "usage",
+    ];
     text.contains('/')
         && PRINT.captures(text.trim_start()).is_some_and(|c| {
-            !c[1].trim_end_matches('*').ends_with("stat") && !c[1].ends_with("stats")
+            let file = c[1].trim_end_matches('*');
+            !READINGS.iter().any(|r| file.ends_with(r))
         })
 }
 

@@ -368,6 +368,17 @@ fn factorial_settings_are_keys() {
     assert_eq!(t[0].rows[3].keys, ["64", "1", "4"], "{}", dump(&t));
 }
 
+/// Printing a cgroup's pressure file reads a measurement, as printing a
+/// counters file does; printing a setting does not.
+#[test]
+fn printed_readings_are_claims_and_printed_settings_are_not() {
+    let t = extract_text(
+        "$ cat /sys/fs/cgroup/system.slice/cpu.pressure\nsome avg10=0.00 avg60=0.00 avg300=1.89 total=333141519\nfull avg10=0.00 avg60=0.00 avg300=1.89 total=332415623\n",
+    );
+    assert_eq!(t.len(), 1, "{}", dump(&t));
+    assert_eq!(t[0].rows.len(), 2, "{}", dump(&t));
+}
+
 #[test]
 fn process_listings_are_never_claims() {
     control_only(

@@ -380,6 +380,14 @@ pub fn scan(line: &str, conv: Convention) -> Vec<Tok<'_>> {
         // not a count no one would set (`packets=23987040`).
         let knob = name.is_some() && nums.len() == 1 && nums[0].3 && settable(nums[0].0);
         let block_size = nums.len() == 1 && is_block_size(value);
+        // `next_pid=14342`, `prev_prio=120`, `tid=5256`: which task, never
+        // how much.
+        let ident = name.is_some_and(|n| {
+            let n = n.to_ascii_lowercase();
+            ["pid", "tid", "prio"]
+                .iter()
+                .any(|id| n == *id || n.ends_with(&format!("_{id}")))
+        });
         for (value, unit, note, plain) in nums {
             // People set round numbers: `runtime  94.285s` under a
             // parameter's name was measured, not chosen.
@@ -387,7 +395,10 @@ pub fn scan(line: &str, conv: Convention) -> Vec<Tok<'_>> {
             out.push(Tok::Num(Num {
                 value,
                 unit,
-                parameter: (named_param || pending_param) && !measured || ordinal || block_size,
+                parameter: (named_param || pending_param) && !measured
+                    || ordinal
+                    || block_size
+                    || ident,
                 plain_integer: plain,
                 knob,
                 name: name.map(str::to_string).or(note),
@@ -856,5 +867,7 @@ mod tests {
         assert_eq!(values("Benchmark 1: v1.2:"), Vec::<f64>::new());
         assert_eq!(values("bs=4k iodepth=1 numjobs=8"), Vec::<f64>::new());
         assert_eq!(values("QD 32 8 threads 2.5 ms"), vec![2.5]);
+        // Which task, never how much.
+        assert_eq!(values("next_pid=14342 next_prio=120 lat=35 us"), vec![35.0]);
     }
 }

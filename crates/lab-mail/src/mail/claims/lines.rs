@@ -461,6 +461,18 @@ fn is_settings_print(text: &str) -> bool {
         Regex::new(r"(?:^|[#$]\s)\s*(?:sudo\s+)?(?:cat|head|grep \S+|tail)\s+(?:-\S+\s+)*(/sys/\S*|/proc/sys/\S*|/proc/cmdline|/etc/\S*|\S*\.conf\b|\S*config\b)")
             .expect("constant regex")
     });
+    // A file system's own inspection tools print its state (its layout,
+    // extents, fragmentation), no run: `xfs_info /mnt`, `echo frag |
+    // xfs_db -r /dev/sdb1`, `dumpe2fs -h`, `filefrag -v`.
+    static INSPECT: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?:^|[#$|]\s*|\s)(?:sudo\s+)?(?:xfs_db|xfs_info|xfs_bmap|dumpe2fs|debugfs|filefrag|e2freefrag|tune2fs\s+-l|btrfs\s+inspect-internal)\b")
+            .expect("constant regex")
+    });
+    let t = text.trim_start();
+    let typed = is_prompt(t) || t.contains("]# ") || t.contains("]$ ");
+    if INSPECT.is_match(t) && (typed || INSPECT.find(t).is_some_and(|m| m.start() == 0)) {
+        return true;
+    }
     // Counters and readings (`/sys/block/sda/stat`, `.../io.stat`, a
     // cgroup's `cpu.pressure`, `memory.events`, `memory.peak`) are
     // measurements.

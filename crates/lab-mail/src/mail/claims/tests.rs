@@ -379,6 +379,24 @@ fn printed_readings_are_claims_and_printed_settings_are_not() {
     assert_eq!(t[0].rows.len(), 2, "{}", dump(&t));
 }
 
+/// What a file system's inspection tool prints is its state, up to the
+/// paragraph's end; a run's numbers after it are read.
+#[test]
+fn inspection_tool_output_is_state() {
+    let t = extract_text(
+        "[root@m1 ~]# echo \"frag -e\" | xfs_db -r /dev/sdb1\nxfs_db> actual 494393, ideal 489246, fragmentation factor 1.04%\nHistogram of number of extents per file:\n    bucket =       count        % of total\n<=       1 =      486157        99.573 %\n<=       2 =         768        0.157 %\n\nfio then read it at 1520 MB/s.\n",
+    );
+    let all: Vec<f64> = t
+        .iter()
+        .flat_map(|t| t.rows.iter().flat_map(|r| r.values.iter()))
+        .filter_map(|v| match v {
+            Value::Number { value, .. } => Some(*value),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(all, [1520.0], "{}", dump(&t));
+}
+
 #[test]
 fn process_listings_are_never_claims() {
     control_only(

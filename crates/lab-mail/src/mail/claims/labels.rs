@@ -22,6 +22,11 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
     let mut j = i;
     let mut arrows = false;
     while let Some(lv) = lines.get(j).and_then(|l| label_value(l.text)) {
+        // A line of several pairs under a setting (`nr_sched_batch = 1:`
+        // over `read iops: 1  write iops: 2`) is a table's row.
+        if j > i && super::pairs::at(lines, j).is_some() {
+            break;
+        }
         if is_parameter(&lv.label) {
             d.conditions.insert(lv.label, lv.raw);
         } else if !lv.parts.is_empty() {
@@ -60,6 +65,10 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
         j += 1;
     }
     d.end = j;
+    // A setting alone over such a row is that row's caption.
+    if d.rows.is_empty() && j > i && j < lines.len() && super::pairs::at(lines, j).is_some() {
+        return None;
+    }
     // `writeback: 41.7 s -> 12.9 s`: the list says before and after.
     if arrows {
         d.columns = ["before", "after"]

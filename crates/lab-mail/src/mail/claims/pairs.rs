@@ -169,6 +169,9 @@ fn pairs(text: &str, min: usize) -> Option<Vec<Pair>> {
     if text.bytes().filter(|&b| b == b':').count() < min {
         return None;
     }
+    if let Some(gapped) = gapped_pairs(text, min) {
+        return Some(gapped);
+    }
     let starts: Vec<(usize, usize, &str)> = LABEL
         .captures_iter(text)
         .filter_map(|c| {
@@ -191,13 +194,50 @@ fn pairs(text: &str, min: usize) -> Option<Vec<Pair>> {
     Some(out)
 }
 
-/// The numbers of a pair's text: `49161`, `( 2460)`, `1.2 ms`; None when
-/// anything else is there.
+/// `read iops: 152421\twrite iops: 136959\trw iops: 54593,54581`: pairs
+/// set apart by tabs or runs of spaces, so a label may be words.
+fn gapped_pairs(text: &str, min: usize) -> Option<Vec<Pair>> {
+    static GAP: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"\t+|\s{2,}").expect("constant regex"));
+    static PAIR: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"^([A-Za-z][\w%/.-]{0,15}(?: [A-Za-z][\w%/.-]{0,15}){1,2}):\s*(\S.*)$")
+            .expect("constant regex")
+    });
+    if !GAP.is_match(text) {
+        return None;
+    }
+    let mut out = Vec::new();
+    for part in GAP.split(text) {
+        let c = PAIR.captures(part.trim())?;
+        out.push(Pair {
+            label: c[1].to_string(),
+            numbers: numbers(&c[2])?,
+        });
+    }
+    (out.len() >= min).then_some(out)
+}
+
+/// The numbers of a pair's text: `49161`, `( 2460)`, `1.2 ms`, or two
+/// whole numbers glued by a comma that is no thousands' mark
+/// (`54593,54581`: a mixed run's reads and writes); None when anything
+/// else is there.
 fn numbers(text: &str) -> Option<Vec<(f64, Option<Unit>, bool)>> {
     let mut out: Vec<(f64, Option<Unit>, bool)> = Vec::new();
     for word in text.split_whitespace() {
         let w = word.trim_matches(|c: char| "()[],;".contains(c));
         if w.is_empty() {
+            continue;
+        }
+        // `54593,54581`: two counts, not a decimal (five digits after).
+        if let Some((a, b)) = w.split_once(',')
+            && !a.is_empty()
+            && b.len() != 3
+            && b.len() >= 2
+            && a.bytes().chain(b.bytes()).all(|c| c.is_ascii_digit())
+        {
+            for n in [a, b] {
+                out.push((n.parse().ok()?, None, true));
+            }
             continue;
         }
         match parse_cell(w) {
@@ -248,6 +288,21 @@ mod tests {
             3
         );
         assert!(super::pairs("Note: see this: and that: here", 2).is_none());
+    }
+
+    /// Pairs set apart by tabs or runs of spaces may have labels of a
+    /// few words; `54593,54581` is two counts, and a setting over the
+    /// line is its caption.
+    #[test]
+    fn gapped_pairs_of_words() {
+        let t = extract_text(
+            "nr_sched_batch = 1:\nread iops: 166449\twrite iops: 139477\trw iops: 55363,55355\n",
+        );
+        assert_eq!(t.len(), 1, "{t:#?}");
+        let names: Vec<&str> = t[0].columns.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["read iops", "write iops", "rw iops", "rw iops (2)"]);
+        assert!(matches!(t[0].rows[0].values[3], Value::Number { value, .. } if value == 55355.0));
+        assert_eq!(t[0].caption.as_deref(), Some("nr_sched_batch = 1:"));
     }
 
     /// Two pairs a line make a table only over three lines with the

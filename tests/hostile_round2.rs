@@ -405,6 +405,25 @@ fn lab_new_is_never_a_bug_on_odd_mails() {
             ),
             &[0, 2],
         ),
+        (
+            "2000 lists of the same rows under captions that differ",
+            format!(
+                "From: a@b\nSubject: [PATCH] x\n\nfio --name=w --rw=write --filename=/dev/nvme0n1 --bs=$BS\n\n{}",
+                (0..2000)
+                    .map(|i| format!("For {} kernel {i}, with the change:\n4k:  bw={}MiB/s\n16k: bw={}MiB/s\n\n", if i % 2 == 0 { "unmodified" } else { "modified" }, 900 + i, 2000 + i))
+                    .collect::<String>()
+            ),
+            &[0, 2],
+        ),
+        (
+            "a long shell variable expanded many times in one command",
+            format!(
+                "From: a@b\nSubject: [PATCH] x\n\nx=\"{}\"\nfio --name=w --rw=read {}--filename=/dev/nvme0n1\n",
+                "A".repeat(4000),
+                "--description=$x ".repeat(2000)
+            ),
+            &[0, 2],
+        ),
     ];
     for (what, mail, codes) in cases {
         std::fs::write(d.path().join("m.eml"), &mail).unwrap();

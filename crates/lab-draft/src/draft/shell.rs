@@ -244,6 +244,11 @@ fn expand(stmt: &str, vars: &[(String, String)]) -> String {
             }
         };
         match vars.iter().find(|(n, _)| !name.is_empty() && n == name) {
+            // A statement grows no longer than a line lab reads: `$x$x$x`
+            // of a long value must not multiply it.
+            Some((_, v)) if out.len() + v.len() > crate::mail::claims::lines::MAX_LINE => {
+                return stmt.to_string();
+            }
             Some((_, v)) if !v.contains('$') => {
                 out.push_str(v);
                 rest = &after[used..];
@@ -569,6 +574,10 @@ mod tests {
             ),
             "fio --bs=16k --numjobs=16 --x=$1 --y=$unset"
         );
+        // Expansions that would outgrow a line leave it as written.
+        let long = "A".repeat(4000);
+        let stmt = "fio $x ".repeat(10);
+        assert_eq!(super::expand(&stmt, &[("x".into(), long)]), stmt);
     }
 
     #[test]

@@ -252,17 +252,20 @@ pub fn caption_sides(
                 .iter()
                 .all(|(_, v)| Some(v) == c.from_variant.as_ref())
     };
+    // Groups by shape, each shape computed once (a mail of thousands of
+    // tables must not cost their square).
+    let mut groups: std::collections::HashMap<_, Vec<usize>> = std::collections::HashMap::new();
+    for (i, c) in claims.iter().enumerate() {
+        if by_caption(c)
+            && let Some(s) = shape(c)
+        {
+            groups.entry(s).or_default().push(i);
+        }
+    }
+    let mut groups: Vec<Vec<usize>> = groups.into_values().filter(|g| g.len() >= 2).collect();
+    groups.sort();
     let mut drop: Vec<usize> = Vec::new();
-    for a in 0..claims.len() {
-        if !by_caption(&claims[a]) || drop.contains(&a) {
-            continue;
-        }
-        let group: Vec<usize> = (a..claims.len())
-            .filter(|&b| by_caption(&claims[b]) && shape(&claims[b]) == shape(&claims[a]))
-            .collect();
-        if group.len() < 2 || group[0] != a {
-            continue;
-        }
+    for group in groups {
         let all: Vec<Vec<String>> = group.iter().map(|&i| words(&claims[i])).collect();
         if all.iter().any(Vec::is_empty) {
             continue;
@@ -302,9 +305,10 @@ pub fn caption_sides(
             }
         }
     }
+    drop.sort_unstable();
     let mut k = 0;
     claims.retain(|_| {
         k += 1;
-        !drop.contains(&(k - 1))
+        drop.binary_search(&(k - 1)).is_err()
     });
 }

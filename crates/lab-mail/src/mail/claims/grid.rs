@@ -480,21 +480,25 @@ fn extra_keys(names: &[&str], rows: &[&[Cell]]) -> usize {
     n
 }
 
+/// Column `n` of the rows as plain whole numbers, if it is all such.
+fn whole_column(rows: &[&[Cell]], n: usize) -> Option<Vec<f64>> {
+    rows.iter()
+        .map(|r| match parse_cell(&r.get(n)?.text) {
+            Parsed::Number {
+                value, plain: true, ..
+            } if value.fract() == 0.0 => Some(value),
+            _ => None,
+        })
+        .collect()
+}
+
 /// Column `n` of four rows or more holds a setting of a designed run:
 /// plain whole numbers taking at most half as many values as there are
 /// rows (`0`/`1` for a switch off and on), with a result after it.
 /// Measurements take many values.
 fn is_factor(rows: &[&[Cell]], n: usize) -> bool {
-    let values: Option<Vec<f64>> = rows
-        .iter()
-        .map(|r| match parse_cell(&r.get(n)?.text) {
-            Parsed::Number {
-                value, plain: true, ..
-            } if value.fract() == 0.0 && r.len() > n + 1 => Some(value),
-            _ => None,
-        })
-        .collect();
-    let Some(mut v) = values.filter(|v| v.len() >= 4) else {
+    let results_after = rows.iter().all(|r| r.len() > n + 1);
+    let Some(mut v) = whole_column(rows, n).filter(|v| v.len() >= 4 && results_after) else {
         return false;
     };
     v.sort_by(f64::total_cmp);
@@ -505,16 +509,7 @@ fn is_factor(rows: &[&[Cell]], n: usize) -> bool {
 /// Column `n` of the rows holds a sweep of plain integers, once or
 /// once a group (see [`sweep_run`]).
 fn is_sweep(rows: &[&[Cell]], n: usize) -> bool {
-    let values: Option<Vec<f64>> = rows
-        .iter()
-        .map(|r| match parse_cell(&r.get(n)?.text) {
-            Parsed::Number {
-                value, plain: true, ..
-            } if value.fract() == 0.0 => Some(value),
-            _ => None,
-        })
-        .collect();
-    let Some(v) = values.filter(|v| v.len() >= 2) else {
+    let Some(v) = whole_column(rows, n).filter(|v| v.len() >= 2) else {
         return false;
     };
     // Groups of rows repeat the sweep (`4, 8` under `before:`, again

@@ -102,6 +102,18 @@ fn dm_delay_mail_has_one_aligned_table() {
 
 /// Every field of every table, one line each, so a test that compares
 /// it asserts every value, unit, key, column, kind and caption.
+/// Every number of every row of `tables`, in order.
+fn all_numbers(tables: &[ClaimTable]) -> Vec<f64> {
+    tables
+        .iter()
+        .flat_map(|t| t.rows.iter().flat_map(|r| r.values.iter()))
+        .filter_map(|v| match v {
+            Value::Number { value, .. } => Some(*value),
+            _ => None,
+        })
+        .collect()
+}
+
 fn dump(tables: &[ClaimTable]) -> String {
     let mut out = String::new();
     for (n, t) in tables.iter().enumerate() {
@@ -335,14 +347,7 @@ fn abbreviated_headers_and_listed_commands() {
     let t = extract_text(
         " - dd if=/dev/zero of=/dev/sda bs=400K  count=10485  (334 MB/s)\n - dd if=/dev/zero of=/dev/sda bs=800K  count=5242   (278 MB/s)\n",
     );
-    let all: Vec<f64> = t
-        .iter()
-        .flat_map(|t| t.rows.iter().flat_map(|r| r.values.iter()))
-        .filter_map(|v| match v {
-            Value::Number { value, .. } => Some(*value),
-            _ => None,
-        })
-        .collect();
+    let all = all_numbers(&t);
     assert_eq!(all, [334.0, 278.0], "{}", dump(&t));
 }
 
@@ -386,14 +391,7 @@ fn inspection_tool_output_is_state() {
     let t = extract_text(
         "[root@m1 ~]# echo \"frag -e\" | xfs_db -r /dev/sdb1\nxfs_db> actual 494393, ideal 489246, fragmentation factor 1.04%\nHistogram of number of extents per file:\n    bucket =       count        % of total\n<=       1 =      486157        99.573 %\n<=       2 =         768        0.157 %\n\nfio then read it at 1520 MB/s.\n",
     );
-    let all: Vec<f64> = t
-        .iter()
-        .flat_map(|t| t.rows.iter().flat_map(|r| r.values.iter()))
-        .filter_map(|v| match v {
-            Value::Number { value, .. } => Some(*value),
-            _ => None,
-        })
-        .collect();
+    let all = all_numbers(&t);
     assert_eq!(all, [1520.0], "{}", dump(&t));
 }
 

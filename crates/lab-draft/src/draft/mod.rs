@@ -15,6 +15,7 @@ mod claim;
 mod devices;
 mod emit;
 mod facts;
+mod job_words;
 mod kernel;
 mod knob_axes;
 mod params;

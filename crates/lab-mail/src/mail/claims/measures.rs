@@ -134,9 +134,9 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
 /// A line of numbers: its label (the words before the first result, with
 /// the parameters among them) and its results.
 #[derive(Debug)]
-struct Measured {
-    label: String,
-    values: Vec<Num>,
+pub(super) struct Measured {
+    pub label: String,
+    pub values: Vec<Num>,
     /// fio's `run=` times, taken for the runtime it was given (see
     /// [`size_bound`]).
     runs: Vec<Num>,
@@ -315,7 +315,7 @@ fn measured(text: &str, conv: Convention) -> Option<Measured> {
             _ => None,
         })
         .collect();
-    let (label, values) = cell_groups(text, label, values);
+    let (label, values) = super::columns::cell_groups(text, label, values);
     let runs = toks
         .iter()
         .filter_map(|t| match t {
@@ -328,51 +328,6 @@ fn measured(text: &str, conv: Convention) -> Option<Measured> {
         values,
         runs,
     })
-}
-
-/// `w/o dio | READ 117915KB/s, 29478, 248.18us | WRITE 117854KB/s, ...`:
-/// a cell between pipes that opens with a word and holds several
-/// numbers names them after that word (`READ`, `READ (2)`, ...); the
-/// first such word is the label's no more.
-fn cell_groups(text: &str, label: String, mut values: Vec<Num>) -> (String, Vec<Num>) {
-    if !text.contains('|') {
-        return (label, values);
-    }
-    let group = |at: usize| -> Option<(usize, &str)> {
-        let start = text[..at].rfind('|')? + 1;
-        let word = text[start..at].split_whitespace().next()?;
-        let letters = word.chars().all(|c| c.is_ascii_alphabetic()) && word.len() > 1;
-        letters.then_some((start, word))
-    };
-    let groups: Vec<Option<(usize, &str)>> = values.iter().map(|n| group(n.at)).collect();
-    // Every number in such a cell, and at least one cell of two numbers.
-    let cells = groups.iter().flatten().map(|g| g.0).collect::<Vec<_>>();
-    let several = cells.windows(2).any(|w| w[0] == w[1]);
-    if groups.iter().any(Option::is_none) || !several {
-        return (label, values);
-    }
-    let mut k = 0;
-    for (i, n) in values.iter_mut().enumerate() {
-        let (cell, word) = groups[i].unwrap_or_default();
-        k = if i > 0 && groups[i - 1].map(|g| g.0) == Some(cell) {
-            k + 1
-        } else {
-            1
-        };
-        if n.name.is_none() {
-            n.name = Some(if k == 1 {
-                word.to_string()
-            } else {
-                format!("{word} ({k})")
-            });
-        }
-    }
-    let first = groups[0].map_or("", |g| g.1);
-    let label = match label.strip_suffix(first) {
-        Some(l) => l.trim_end().trim_end_matches('|').trim_end().to_string(),
-        None => label,
-    };
-    (label, values)
 }
 
 /// A record printed field by field, each whole number after its own
@@ -703,7 +658,7 @@ fn build(header: Option<&[String]>, rows: Vec<(usize, Measured)>) -> Draft {
                     .iter()
                     .any(|n| !n.plain_integer && n.unit.is_none())
         });
-    let factors = factorial_keys(&rows);
+    let factors = super::columns::factorial_keys(&rows);
     let skip = if factors >= 2 {
         factors
     } else {
@@ -764,39 +719,6 @@ fn build(header: Option<&[String]>, rows: Vec<(usize, Measured)>) -> Draft {
         unit_from_caption: true,
         ..Draft::default()
     }
-}
-
-/// How many leading columns are the factors of a designed experiment:
-/// plain whole numbers, each taking a few values (at most half as many
-/// as there are rows), every row a different combination of them, and
-/// results after them (`64  1  4  96GB/sec  160%`: buffer size,
-/// coalescing, threads). Measurements take many values; settings few.
-fn factorial_keys(rows: &[(usize, Measured)]) -> usize {
-    if rows.len() < 4 {
-        return 0;
-    }
-    let width = rows.iter().map(|(_, m)| m.values.len()).min().unwrap_or(0);
-    let mut k = 0;
-    while k + 1 < width {
-        let column: Vec<f64> = rows.iter().map(|(_, m)| m.values[k].value).collect();
-        let plain = rows.iter().all(|(_, m)| {
-            let n = &m.values[k];
-            n.plain_integer && n.unit.is_none() && n.name.is_none()
-        });
-        let mut distinct = column.clone();
-        distinct.sort_by(f64::total_cmp);
-        distinct.dedup();
-        if !plain || distinct.len() > rows.len() / 2 {
-            break;
-        }
-        k += 1;
-    }
-    let combos: Vec<Vec<u64>> = rows
-        .iter()
-        .map(|(_, m)| m.values[..k].iter().map(|n| n.value.to_bits()).collect())
-        .collect();
-    let unique = (1..combos.len()).all(|i| !combos[..i].contains(&combos[i]));
-    if k >= 2 && unique { k } else { 0 }
 }
 
 fn format_key(v: f64) -> String {

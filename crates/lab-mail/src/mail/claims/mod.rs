@@ -11,6 +11,7 @@
 
 mod aligned;
 mod borders;
+mod columns;
 mod fio;
 mod ftrace;
 mod glued;

@@ -998,10 +998,12 @@ fn caption_values_sweep_an_option_on_the_commits_file_system() {
     let f = fio(&m, None);
     assert!(f.filename.is_none(), "{}", d.yaml);
     assert_eq!(s(&f.size), "192M", "{}", d.yaml);
-    assert_eq!((d.claims, d.values), (2, 8), "{}", d.yaml);
+    assert_eq!((d.claims, d.values), (2, 12), "{}", d.yaml);
     assert_eq!(plan.cells.len(), 4, "{}", d.yaml);
     for c in &m.claims {
         assert_eq!(c.metrics["WRITE"], "write.bw", "{}", d.yaml);
+        // The bare count between the bandwidth and the latency.
+        assert_eq!(c.metrics["WRITE (2)"], "write.iops", "{}", d.yaml);
         assert_eq!(c.metrics["WRITE (3)"], "write.lat_mean", "{}", d.yaml);
     }
 }

@@ -84,6 +84,15 @@ pub(super) fn column_metrics(
         } else {
             named
         };
+        // `READ 30898KB/s, 7724, 555us`: the bare count between a cell's
+        // bandwidth and its latency is fio's IOPS, as fio prints them.
+        let named = match named {
+            Err(w) => match iops_between(t, &col.name, unit) {
+                Some(base) => row_metric(&format!("{base} iops"), None, "", ctx).map_err(|_| w),
+                None => Err(w),
+            },
+            ok => ok,
+        };
         // `#2` is a column the mail left unnamed: its unit alone is no
         // reason to read the row as a family of metrics.
         by_family |= named.is_ok() && !family.is_empty() && !col.name.starts_with('#');
@@ -520,4 +529,19 @@ mod tests {
         assert!(super::sampled("bw avg") && super::sampled("iops stdev"));
         assert!(!super::sampled("BW") && !super::sampled("clat avg"));
     }
+}
+
+/// `X (2)` of a cell `X`, `X (2)`, `X (3)` whose first number is a
+/// bandwidth and whose third a time, itself with no unit: the count
+/// between them is the cell's IOPS. Gives `X`.
+fn iops_between<'a>(t: &ClaimTable, name: &'a str, unit: Option<UnitKind>) -> Option<&'a str> {
+    let base = name.strip_suffix(" (2)")?;
+    let kind = |n: &str| {
+        let i = t.columns.iter().position(|c| c.name == n)?;
+        t.rows.iter().find_map(|r| t.unit_of(r, i)).map(|u| u.kind)
+    };
+    let fits = unit.is_none()
+        && kind(base) == Some(UnitKind::Throughput)
+        && kind(&format!("{base} (3)")) == Some(UnitKind::Time);
+    fits.then_some(base)
 }

@@ -515,6 +515,21 @@ fn sampled(label: &str) -> bool {
         && matches!(last, "min" | "max" | "avg" | "stdev" | "per" | "samples")
 }
 
+/// `X (2)` of a cell `X`, `X (2)`, `X (3)` whose first number is a
+/// bandwidth and whose third a time, itself with no unit: the count
+/// between them is the cell's IOPS. Gives `X`.
+fn iops_between<'a>(t: &ClaimTable, name: &'a str, unit: Option<UnitKind>) -> Option<&'a str> {
+    let base = name.strip_suffix(" (2)")?;
+    let kind = |n: &str| {
+        let i = t.columns.iter().position(|c| c.name == n)?;
+        t.rows.iter().find_map(|r| t.unit_of(r, i)).map(|u| u.kind)
+    };
+    let fits = unit.is_none()
+        && kind(base) == Some(UnitKind::Throughput)
+        && kind(&format!("{base} (3)")) == Some(UnitKind::Time);
+    fits.then_some(base)
+}
+
 #[cfg(test)]
 mod tests {
     /// fio's own output: the 99th percentile in its spelling is one lab
@@ -529,19 +544,4 @@ mod tests {
         assert!(super::sampled("bw avg") && super::sampled("iops stdev"));
         assert!(!super::sampled("BW") && !super::sampled("clat avg"));
     }
-}
-
-/// `X (2)` of a cell `X`, `X (2)`, `X (3)` whose first number is a
-/// bandwidth and whose third a time, itself with no unit: the count
-/// between them is the cell's IOPS. Gives `X`.
-fn iops_between<'a>(t: &ClaimTable, name: &'a str, unit: Option<UnitKind>) -> Option<&'a str> {
-    let base = name.strip_suffix(" (2)")?;
-    let kind = |n: &str| {
-        let i = t.columns.iter().position(|c| c.name == n)?;
-        t.rows.iter().find_map(|r| t.unit_of(r, i)).map(|u| u.kind)
-    };
-    let fits = unit.is_none()
-        && kind(base) == Some(UnitKind::Throughput)
-        && kind(&format!("{base} (3)")) == Some(UnitKind::Time);
-    fits.then_some(base)
 }

@@ -4,6 +4,7 @@
 
 use super::Draft;
 use super::numbers::{Cell as Parsed, parse_cell, parse_unit};
+use super::tokens::Convention;
 use crate::mail::model::{ClaimKind, Column, Row, Unit, Value};
 use regex::Regex;
 use std::sync::LazyLock;
@@ -363,15 +364,27 @@ pub fn build(headers: &Headers, body: Vec<BodyLine>) -> Option<Draft> {
             BodyLine::Group { .. } => None,
         })
         .collect();
+    // The rows agree on one way of writing numbers, so a cell alone
+    // (`2,2`) is read in the table's, not its own.
+    let row_texts: Vec<String> = all_rows
+        .iter()
+        .map(|r| {
+            r.iter()
+                .map(|c| c.text.as_str())
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    let conv = Convention::of(row_texts.iter().map(String::as_str));
     let (mut key_names, value_names, keys): (Vec<String>, Vec<&Cell>, usize) =
         match width.checked_sub(names.len())? {
             0 => {
-                let k = 1 + extra_keys(&names[1..], &all_rows);
+                let k = 1 + extra_keys(&names[1..], &all_rows, conv);
                 let keys = names[..k].iter().map(|s| s.to_string()).collect();
                 (keys, headers.names[k..].iter().collect(), k)
             }
             1 => {
-                let k = 1 + extra_keys(&names, &all_rows);
+                let k = 1 + extra_keys(&names, &all_rows, conv);
                 let mut keys = vec!["key".to_string()];
                 keys.extend(names[..k - 1].iter().map(|s| s.to_string()));
                 (keys, headers.names[k - 1..].iter().collect(), k)
@@ -400,7 +413,10 @@ pub fn build(headers: &Headers, body: Vec<BodyLine>) -> Option<Draft> {
         .map(|b| match b {
             BodyLine::Row { cells, .. } => {
                 let k = keys.min(cells.len().saturating_sub(1));
-                cells[k..].iter().map(|c| cell_values(&c.text)).collect()
+                cells[k..]
+                    .iter()
+                    .map(|c| cell_values(&c.text, conv))
+                    .collect()
             }
             BodyLine::Group { .. } => Vec::new(),
         })
@@ -459,9 +475,12 @@ pub fn build(headers: &Headers, body: Vec<BodyLine>) -> Option<Draft> {
 /// Further leading columns that key the rows: text cells (`randread`),
 /// numbers under an axis name (`threads`), or numbers that step evenly
 /// down the rows (a sweep, or a running count: `4000000, 8000000, ...`),
-/// which no measurement does. At most 3 keys in all. `rows` are the
-/// rows' cells after the first key, the first row first.
-fn extra_keys(names: &[&str], rows: &[&[Cell]]) -> usize {
+/// which no measurement does. At most 3 keys in all, but for columns of
+/// words (`RandRead 4 KiB QD1`, `round-robin`) in every row, which no
+/// measurement is either. `rows` are the rows' cells after the first
+/// key, the first row first.
+fn extra_keys(names: &[&str], rows: &[&[Cell]], conv: Convention) -> usize {
+    const MAX_KEYS: usize = 6;
     let Some(cells) = rows.first() else {
         return 0;
     };
@@ -472,12 +491,29 @@ fn extra_keys(names: &[&str], rows: &[&[Cell]]) -> usize {
             Parsed::Number { .. } | Parsed::NotApplicable
         );
         let axis = names.get(n).is_some_and(|h| is_axis_name(h));
-        if !(text || axis || is_sweep(rows, n) || is_factor(rows, n)) {
-            break;
+        let keyed = is_sweep(rows, n) || is_factor(rows, n) || is_tuples(rows, n, conv);
+        if !(text || axis || keyed) {
+            return n;
         }
         n += 1;
     }
+    while n + 1 < MAX_KEYS && rows.iter().all(|r| r.len() > n + 1 && is_words(&r[n].text)) {
+        n += 1;
+    }
     n
+}
+
+/// A cell that names something in words: no number of its own (a
+/// value with its unit and notes is no such cell), and a word of three
+/// letters or more that is no unit.
+fn is_words(text: &str) -> bool {
+    matches!(parse_cell(text), Parsed::Text)
+        && text.split_whitespace().any(|w| {
+            let w = w.trim_matches(|c: char| !c.is_alphanumeric());
+            w.len() >= 3
+                && w.chars().all(|c| c.is_ascii_alphabetic() || c == '-')
+                && parse_unit(w).is_none()
+        })
 }
 
 /// Column `n` of the rows as plain whole numbers, if it is all such.
@@ -490,6 +526,27 @@ fn whole_column(rows: &[&[Cell]], n: usize) -> Option<Vec<f64>> {
             _ => None,
         })
         .collect()
+}
+
+/// Column `n` names a combination of settings in whole numbers
+/// (`1`, `2,2`, `6,14`) in a table whose commas mark no decimals or
+/// thousands there: a key, as a tuple of settings is.
+fn is_tuples(rows: &[&[Cell]], n: usize, conv: Convention) -> bool {
+    let tuple = |t: &str| {
+        let parts: Vec<&str> = t.split(',').collect();
+        parts.len() >= 2
+            && parts
+                .iter()
+                .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+            && (conv == Convention::Us && parts[1..].iter().any(|p| p.len() != 3))
+    };
+    let whole = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+    let cells: Option<Vec<&str>> = rows.iter().map(|r| Some(r.get(n)?.text.trim())).collect();
+    cells.is_some_and(|c| {
+        c.iter().any(|t| tuple(t))
+            && c.iter().all(|t| tuple(t) || whole(t))
+            && rows.iter().all(|r| r.len() > n + 1)
+    })
 }
 
 /// Column `n` of four rows or more holds a setting of a designed run:
@@ -607,13 +664,13 @@ fn cell_parts(computed: &[Vec<Vec<Value>>], width: usize) -> Vec<usize> {
 
 /// The values of a cell: one for a number (with its unit and spread) or
 /// a mark, else every number the tokenizer finds in it.
-fn cell_values(text: &str) -> Vec<Value> {
-    use super::tokens::{Convention, Tok, scan};
+fn cell_values(text: &str, conv: Convention) -> Vec<Value> {
+    use super::tokens::{Tok, scan};
     let parsed = parse_cell(text);
     if !matches!(parsed, Parsed::Text) {
         return vec![parsed.value()];
     }
-    let nums: Vec<Value> = scan(text, Convention::of(std::iter::once(text)))
+    let nums: Vec<Value> = scan(text, conv)
         .into_iter()
         .filter_map(|t| match t {
             Tok::Num(n) if !n.parameter && !n.knob => Some(Value::Number {

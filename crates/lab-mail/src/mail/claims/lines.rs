@@ -45,6 +45,7 @@ pub fn readable(body: &str) -> Vec<Line<'_>> {
     let raw: Vec<(usize, &str)> = body.lines().map(unquote).collect();
     let script = fenced_scripts(&raw);
     let progress = progress_runs(&raw);
+    let ticks = chart_ticks(&raw);
     let mut states: Vec<DepthState> = Vec::new();
     let mut out = Vec::with_capacity(raw.len());
     let mut last_depth = 0;
@@ -81,7 +82,8 @@ pub fn readable(body: &str) -> Vec<Line<'_>> {
         if kept == Kept::Text && (wrapped_log_record(&raw, i) || continues_command(&raw, i)) {
             kept = Kept::Other;
         }
-        let keep = text.len() <= MAX_LINE && kept == Kept::Text && !script[i] && !progress[i];
+        let keep =
+            text.len() <= MAX_LINE && kept == Kept::Text && !script[i] && !progress[i] && !ticks[i];
         out.push(Line {
             depth,
             text: if keep { text } else { "" },
@@ -186,6 +188,22 @@ fn progress_runs(raw: &[(usize, &str)]) -> Vec<bool> {
             out[i..end].iter_mut().for_each(|x| *x = true);
         }
         i = end;
+    }
+    out
+}
+
+/// The line under an ASCII chart's frame (`    0 +-----------+`): the
+/// x axis's tick labels (`1,1   2,2   6,14 (order)`), settings the chart
+/// was drawn over, never results.
+fn chart_ticks(raw: &[(usize, &str)]) -> Vec<bool> {
+    static FRAME: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"^\s*-?[\d.]+[kKMG%]?\s+\+-{20,}\+\s*$").expect("constant regex")
+    });
+    let mut out = vec![false; raw.len()];
+    for (i, w) in raw.windows(2).enumerate() {
+        if w[0].0 == w[1].0 && w[0].1.contains("-----") && FRAME.is_match(w[0].1) {
+            out[i + 1] = true;
+        }
     }
     out
 }

@@ -144,6 +144,11 @@ pub fn parse_cell(raw: &str) -> Cell {
             return c;
         }
     }
+    // `143 000`, `275 456 KiB/s`: groups of three digits set apart by
+    // a space (or a no-break or thin one) are one number.
+    if let Some(joined) = spaced_thousands(cell) {
+        return parse_cell(&joined);
+    }
     if let Some(secs) = clock_secs(cell) {
         return Cell::Number {
             value: secs,
@@ -198,6 +203,27 @@ pub fn parse_cell(raw: &str) -> Cell {
         spread_pct: spread,
         plain,
     }
+}
+
+/// `143 000 IOPS` as `143000 IOPS`: None unless the cell opens with
+/// such digit groups.
+fn spaced_thousands(cell: &str) -> Option<String> {
+    static GROUPS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"^([+-]?\d{1,3}(?:[ \u{a0}\u{2009}\u{202f}]\d{3})+)(?:$|[^\d])")
+            .expect("constant regex")
+    });
+    // Most cells hold no space between digits: look before the regex.
+    let b = cell.as_bytes();
+    if !b
+        .first()
+        .is_some_and(|c| c.is_ascii_digit() || *c == b'+' || *c == b'-')
+        || !cell.contains([' ', '\u{a0}', '\u{2009}', '\u{202f}'])
+    {
+        return None;
+    }
+    let m = GROUPS.captures(cell)?.get(1)?;
+    let digits: String = m.as_str().chars().filter(|c| !c.is_whitespace()).collect();
+    Some(format!("{digits}{}", &cell[m.end()..]))
 }
 
 /// A duration on a clock face, `0:02.04` (m:ss) or `1:02:03.5`

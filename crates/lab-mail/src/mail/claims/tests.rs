@@ -1619,3 +1619,43 @@ fn approximate_cells_end_a_pipe_row() {
         t[0].rows[0]
     );
 }
+
+/// A Markdown table padded with no-break spaces: columns of words
+/// (`RandRead 4 KiB QD1`, `round-robin`) key the rows however many there
+/// are, and `143 000` is one number.
+#[test]
+fn word_columns_are_keys_and_spaced_thousands_one_number() {
+    let t = extract_text(
+        "| # | Storage | Jobs | Test | Policy | IOPS |\n\
+         | -: | :--- | ---: | :--- | :--- | ---: |\n\
+         |\u{a0} 1 | HDD RAID1\u{a0} |\u{a0} 1 | RandRead 4 KiB QD1\u{a0} | pid\u{a0}\u{a0} |\u{a0}\u{a0} 81 |\n\
+         |\u{a0} 2 | SSD RAID10 |\u{a0} 1 | RandRead 4 KiB QD32 | round-robin | 143\u{a0}000 |\n\
+         |\u{a0} 3 | SSD RAID10 |\u{a0} 1 | RandRead 4 KiB QD32 | queue | 275 456 |\n",
+    );
+    assert_eq!(t.len(), 1, "{t:#?}");
+    assert_eq!(t[0].key_columns, ["#", "Storage", "Jobs", "Test", "Policy"]);
+    assert_eq!(all_numbers(&t), [81.0, 143000.0, 275456.0]);
+}
+
+/// In a table of dot decimals, `2,2` is a pair of settings that keys
+/// its row, not 2.2; the ticks under an ASCII chart are no results.
+#[test]
+fn comma_pairs_in_a_dot_decimal_table_and_chart_ticks_are_keys() {
+    let t = extract_text(
+        "#no. \tOrder \t\twithout-patch(K) \twith-patch(K) \t\tDiff(%)\n\
+         1\t1 \t\t16.90 \t\t\t17.51 \t\t\t+3.60\n\
+         2\t2,2 \t\t32.08 \t\t\t31.80 \t\t\t-0.87\n\
+         3\t6,14 \t\t 2.33 \t\t\t143.19 \t\t\t+6045.49\n",
+    );
+    assert_eq!(t.len(), 1, "{t:#?}");
+    assert_eq!(t[0].key_columns, ["#no.", "Order"]);
+    assert_eq!(t[0].rows[1].keys, ["2", "2,2"]);
+    assert_eq!(all_numbers(&t)[..3], [16.9, 17.51, 3.6]);
+    // A line of its own keeps reading commas as decimals (`4,5%`).
+    assert_eq!(values_of("It improves NAT performance by 4,5%.\n"), [4.5]);
+    let chart = "   10 |-+     *      *       *                    +-|\n\
+                 \x20     |       *      *       *                      |\n\
+                 \x20   0 +--------------------------------------------------+\n\
+                 \x20          1,1     2,2     3,3     6,14 (order,dir & files)\n";
+    assert!(values_of(chart).is_empty(), "{:?}", values_of(chart));
+}

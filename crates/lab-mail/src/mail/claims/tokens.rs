@@ -30,20 +30,46 @@ pub enum Convention {
 impl Convention {
     /// The convention of a block: continental when a number in it can
     /// only be read that way (`1.834.487,82`, `82,60`, `0,00`), else US.
+    /// A line that also writes a US-only number (`16.90`) casts no such
+    /// vote: in a row of dot decimals, `2,2` is a pair.
     pub fn of<'a>(lines: impl Iterator<Item = &'a str>) -> Convention {
         for line in lines {
             // A diff hunk's `-1,2 +1,2` is line numbers, not decimals.
             if line.trim_start().starts_with("@@ ") {
                 continue;
             }
+            let (mut continental, mut us) = (false, false);
             for word in line.split_whitespace() {
                 let w = word.trim_matches(|c: char| !c.is_ascii_digit());
                 if only_continental(w) {
-                    return Convention::Continental;
+                    if w.contains('.') {
+                        return Convention::Continental;
+                    }
+                    continental = true;
+                } else {
+                    us |= only_us(w);
                 }
+            }
+            if continental && !us {
+                return Convention::Continental;
             }
         }
         Convention::Us
+    }
+}
+
+/// `16.90`, `0.731`: one dot, no comma, and digits after the dot that
+/// are not a group of three, so no continental thousands.
+fn only_us(w: &str) -> bool {
+    match w.split_once('.') {
+        Some((int, frac)) => {
+            !int.is_empty()
+                && int.bytes().all(|c| c.is_ascii_digit())
+                && !frac.is_empty()
+                && frac.len() != 3
+                && frac.bytes().all(|c| c.is_ascii_digit())
+        }
+        None => false,
     }
 }
 

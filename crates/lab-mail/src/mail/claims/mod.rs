@@ -13,6 +13,7 @@ mod aligned;
 mod borders;
 mod columns;
 mod fio;
+mod formulas;
 mod ftrace;
 mod glued;
 mod grid;
@@ -328,6 +329,8 @@ fn in_text(body: &str, origin: &Origin) -> Result<Vec<ClaimTable>> {
         out
     };
     crate::interrupt::check()?;
+    let mut out = out;
+    formulas::drop_computed(body, &mut out);
     Ok(out)
 }
 

@@ -58,6 +58,7 @@ pub(super) fn never_claims(text: &str) -> bool {
         || is_invocation(first, &t[first.len()..])
         || is_dump(text)
         || is_code_or_date(text)
+        || super::formulas::is_formula(text)
 }
 
 /// Lines of code, commands and dates: no table row (a sentence may

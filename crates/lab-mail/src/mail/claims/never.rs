@@ -104,6 +104,9 @@ pub(super) fn is_dump(text: &str) -> bool {
             | ^\s*/dev/\S+\s+(?:[\d.]+[KMGTP]?\s+){3}\d+%\s+/   # df
             | ^\s*/dev/\S+\s+/\S*\s+\w+\s+(?:rw|ro)\b\S*\s+\d+\s+\d+\s*$   # /proc/mounts
             | ^\s*(?:Data|Metadata|System|GlobalReserve),\s*[\w/]+:\s*total=  # btrfs fi df
+            | \b\d+\s+blocks\s+(?:super\s+[\d.]+\s+)?(?:level\s+\d+,\s+)?\d+k\s+chunk  # /proc/mdstat's array
+            | ^\s*bitmap:\s+\d+/\d+\s+pages\s+\[\d+KB\],\s+\d+KB\s+chunk   # /proc/mdstat's bitmap
+            | ^\s*Events\s:\s\d+\s*$                                        # mdadm --detail's event count
             | \bioengine=|Laying\ out\ IO\ file               # fio's job description
             | \btarget=\d+,\ window=                          # fio's latency target
             | \b(?:bsize|sectsz|agcount|agsize|isize|sunit|swidth|extsz)=\d  # mkfs.xfs, xfs_info

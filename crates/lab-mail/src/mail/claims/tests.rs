@@ -1659,3 +1659,17 @@ fn comma_pairs_in_a_dot_decimal_table_and_chart_ticks_are_keys() {
                  \x20          1,1     2,2     3,3     6,14 (order,dir & files)\n";
     assert!(values_of(chart).is_empty(), "{:?}", values_of(chart));
 }
+
+/// /proc/mdstat's array and bitmap lines and mdadm's event count are
+/// the array's state; its resync speed is a reading.
+#[test]
+fn mdstat_state_is_no_claim() {
+    let got = values_of(
+        "md0 : active raid6 sdf[5] sde[4] sdd[3] sdc[2] sdb[1] sda[0]\n\
+         \x20     464838634496 blocks super 1.2 level 6, 512k chunk, algorithm 2 [6/6] [UUUUUU]\n\
+         \x20     bitmap: 53/102 pages [212KB], 65536KB chunk\n\
+         \n\
+         \x20          Events : 40702\n",
+    );
+    assert!(got.is_empty(), "{got:?}");
+}

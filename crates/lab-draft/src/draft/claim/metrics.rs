@@ -311,10 +311,14 @@ pub(super) fn lkp_metric(name: &str) -> Result<String, String> {
         [kind @ ("clat" | "lat"), stat, ..] => {
             let stat = match *stat {
                 "mean" => "mean",
-                "50%" => "p50",
-                "99%" => "p99",
-                "99.9%" => "p99_9",
-                _ => return Err(format!("lab's fio reports no '{name}'")),
+                s => match s
+                    .strip_suffix('%')
+                    .and_then(percent_number)
+                    .and_then(kept_percentile)
+                {
+                    Some(p) => p,
+                    None => return Err(format!("lab's fio reports no '{name}'")),
+                },
             };
             format!("{kind}_{stat}")
         }
@@ -415,8 +419,8 @@ pub fn metric(
         },
     };
     // A latency's extreme or spread is no mean: lab keeps means and
-    // the 50th, 99th and 99.9th percentiles, and no other percentile
-    // (fio's `clat p1.00`, `95.00th`).
+    // the percentiles of FIO_PERCENTILES, and no other (fio's `clat
+    // p1.00`, `99.95th`).
     const NOT_MEAN: [&str; 10] = [
         "maximum", "minimum", "worst", "peak", "highest", "lowest", "min", "max", "stdev", "stddev",
     ];
@@ -473,12 +477,17 @@ pub fn metric(
     if kind != "lat" {
         return Ok(format!("{dir}.{kind}"));
     }
-    let numbered = toks.iter().find_map(|t| percentile(t));
-    let pct = if numbered == Some(99.9) || any(&["p99.9", "99.9th", "99.9%", "p999"]) {
+    let numbered = toks
+        .iter()
+        .find_map(|t| percentile(t))
+        .and_then(kept_percentile);
+    let pct = if let Some(p) = numbered {
+        p
+    } else if any(&["p999", "99.9%"]) {
         "p99_9"
-    } else if numbered == Some(99.0) || any(&["p99", "99th", "99%", "99.00th", "tail"]) {
+    } else if any(&["tail", "99%"]) {
         "p99"
-    } else if numbered == Some(50.0) || any(&["p50", "median", "50th", "50.00th"]) {
+    } else if any(&["median", "50%"]) {
         "p50"
     } else {
         "mean"
@@ -491,18 +500,36 @@ pub fn metric(
     Ok(format!("{dir}.{base}_{pct}"))
 }
 
-/// The percentile a word names: `p99.00` and `99.00th` → 99.
+/// The percentile a word names: `p99.00` and `99.00th` → 99. (`99%`
+/// names one only where a percentile is sure to be meant, as in lkp's
+/// `read_clat_99%_us`: elsewhere a percent is a change or a share.)
 fn percentile(tok: &str) -> Option<f64> {
     tok.strip_prefix('p')
         .or_else(|| tok.strip_suffix("th"))
-        .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit() || b == b'.'))
-        .and_then(|n| n.parse::<f64>().ok())
+        .and_then(percent_number)
 }
 
-/// A percentile lab does not keep: `p1.00`, `p95`, `90.00th`, `95th`
-/// (the 50th, 99th and 99.9th it does).
+/// `99.9` of a percentile's digits, from 0 to 100.
+fn percent_number(n: &str) -> Option<f64> {
+    Some(n)
+        .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit() || b == b'.'))
+        .and_then(|n| n.parse::<f64>().ok())
+        .filter(|v| (0.0..=100.0).contains(v))
+}
+
+/// The name lab stores a percentile under (`p90`), if it keeps it:
+/// the one list of them is the matrix's [`FIO_PERCENTILES`].
+fn kept_percentile(v: f64) -> Option<&'static str> {
+    use crate::matrix::derived::FIO_PERCENTILES;
+    FIO_PERCENTILES
+        .iter()
+        .find(|(key, _)| key.parse::<f64>().ok() == Some(v))
+        .map(|(_, name)| *name)
+}
+
+/// A percentile lab does not keep: `p1.00`, `99.95th`.
 fn other_percentile(tok: &str) -> bool {
-    percentile(tok).is_some_and(|v| ![50.0, 99.0, 99.9].contains(&v))
+    percentile(tok).is_some_and(|v| kept_percentile(v).is_none())
 }
 
 /// fio's `bw (KiB/s): min=..., avg=...` and `iops : min=...` lines:
@@ -539,7 +566,8 @@ mod tests {
     fn fio_output_rows_lab_keeps_and_does_not() {
         assert_eq!(super::percentile("p99.00"), Some(99.0));
         assert_eq!(super::percentile("99.90th"), Some(99.9));
-        assert!(super::other_percentile("p95.00"));
+        assert!(super::other_percentile("p99.95") && super::other_percentile("p1.00"));
+        assert!(!super::other_percentile("p95.00") && super::percentile("90%").is_none());
         assert!(!super::other_percentile("p50.00"));
         assert!(super::sampled("bw avg") && super::sampled("iops stdev"));
         assert!(!super::sampled("BW") && !super::sampled("clat avg"));

@@ -153,10 +153,7 @@ fn headers_at(lines: &[Line], h: usize) -> Option<(Headers, usize)> {
         .filter(|s| values_at_end(s) + 1 != s.len())
     {
         return Some((
-            Headers {
-                spans: first,
-                names: second,
-            },
+            Headers::new(first, second).divided_by(lines[h + 1].text),
             h + 2,
         ));
     }
@@ -167,18 +164,12 @@ fn headers_at(lines: &[Line], h: usize) -> Option<(Headers, usize)> {
     // stands under (perf trace's summary, iostat's older output).
     if let Some(names) = with_unit_line(&first, lines.get(h + 1)) {
         return Some((
-            Headers {
-                spans: Vec::new(),
-                names,
-            },
+            Headers::new(Vec::new(), names).divided_by(lines[h].text),
             h + 2,
         ));
     }
     Some((
-        Headers {
-            spans: Vec::new(),
-            names: first,
-        },
+        Headers::new(Vec::new(), first).divided_by(lines[h].text),
         h + 1,
     ))
 }

@@ -65,7 +65,7 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
         .into_iter()
         .filter(|c| !c.text.is_empty())
         .collect();
-    let mut d = grid::build(&Headers { spans, names }, body)?;
+    let mut d = grid::build(&Headers::new(spans, names), body)?;
     for k in &mut d.key_columns {
         if k.is_empty() {
             *k = "key".into();

@@ -18,6 +18,7 @@ pub struct Cell {
 }
 
 /// Every whitespace-separated word of a line as a cell, with its place.
+/// A bar alone divides groups of columns; it is no word.
 pub fn words(line: &str) -> Vec<Cell> {
     let mut cells = Vec::new();
     let mut start = None;
@@ -26,11 +27,13 @@ pub fn words(line: &str) -> Vec<Cell> {
         match (ch.is_whitespace(), start) {
             (false, None) => start = Some(col),
             (true, Some(s)) => {
-                cells.push(Cell {
-                    start: s,
-                    end: col,
-                    text: chars[s..col].iter().collect(),
-                });
+                if chars[s..col] != ['|'] {
+                    cells.push(Cell {
+                        start: s,
+                        end: col,
+                        text: chars[s..col].iter().collect(),
+                    });
+                }
                 start = None;
             }
             _ => {}
@@ -49,6 +52,16 @@ pub fn split(line: &str) -> Vec<Cell> {
     let line = if line.contains('±') || line.contains("+-") {
         owned = SPREAD.replace_all(line, "±$2").into_owned();
         owned.as_str()
+    } else {
+        line
+    };
+    // `4   | 27500  107   | 27100`: a bar set apart by spaces between
+    // cells divides groups of columns, as a gap does. Blanked in place,
+    // so every cell keeps its column.
+    let divided;
+    let line = if line.contains(" | ") {
+        divided = line.replace(" | ", "   ");
+        divided.as_str()
     } else {
         line
     };
@@ -307,6 +320,31 @@ pub enum BodyLine {
 pub struct Headers {
     pub spans: Vec<Cell>,
     pub names: Vec<Cell>,
+    /// Where a bar first divides the names' line (`rw fsync bs | iops
+    /// bw`): the names before it key the rows.
+    pub divider: Option<usize>,
+}
+
+impl Headers {
+    pub fn new(spans: Vec<Cell>, names: Vec<Cell>) -> Headers {
+        Headers {
+            spans,
+            names,
+            divider: None,
+        }
+    }
+
+    /// The headers, with the divider of their names' line.
+    pub fn divided_by(mut self, names_line: &str) -> Headers {
+        // Positions count characters with tabs expanded; a line with
+        // tabs is left undivided rather than miscounted.
+        if !names_line.contains('\t') {
+            self.divider = names_line
+                .find(" | ")
+                .map(|b| names_line[..b].chars().count() + 1);
+        }
+        self
+    }
 }
 
 /// The header without the columns no row has a cell under (a `diff`
@@ -338,6 +376,7 @@ fn without_empty_columns(headers: &Headers, body: &[BodyLine]) -> Headers {
     Headers {
         spans: headers.spans.clone(),
         names,
+        divider: headers.divider,
     }
 }
 
@@ -379,7 +418,11 @@ pub fn build(headers: &Headers, body: Vec<BodyLine>) -> Option<Draft> {
     let (mut key_names, value_names, keys): (Vec<String>, Vec<&Cell>, usize) =
         match width.checked_sub(names.len())? {
             0 => {
-                let k = 1 + extra_keys(&names[1..], &all_rows, conv);
+                let divided = headers.divider.map_or(0, |d| {
+                    let k = headers.names.iter().filter(|c| c.end <= d).count();
+                    if k < names.len() { k } else { 0 }
+                });
+                let k = (1 + extra_keys(&names[1..], &all_rows, conv)).max(divided);
                 let keys = names[..k].iter().map(|s| s.to_string()).collect();
                 (keys, headers.names[k..].iter().collect(), k)
             }
@@ -497,7 +540,14 @@ fn extra_keys(names: &[&str], rows: &[&[Cell]], conv: Convention) -> usize {
         }
         n += 1;
     }
-    while n + 1 < MAX_KEYS && rows.iter().all(|r| r.len() > n + 1 && is_words(&r[n].text)) {
+    // Past that, only what no measurement is: words, or the settings of
+    // a designed run under a setting's name (`fsync jobs bs(kB)`).
+    while n + 1 < MAX_KEYS && rows.iter().all(|r| r.len() > n + 1) {
+        let words = rows.iter().all(|r| is_words(&r[n].text));
+        let setting = names.get(n).is_some_and(|h| is_axis_name(h)) && is_factor(rows, n);
+        if !(words || setting) {
+            break;
+        }
         n += 1;
     }
     n

@@ -192,12 +192,13 @@ fn progress_runs(raw: &[(usize, &str)]) -> Vec<bool> {
     out
 }
 
-/// The line under an ASCII chart's frame (`    0 +-----------+`): the
+/// The line under an ASCII chart's frame (`    0 +-----------+`, with
+/// bars standing on it or not: `25 +-+---**---+**---+-+`): the
 /// x axis's tick labels (`1,1   2,2   6,14 (order)`), settings the chart
 /// was drawn over, never results.
 fn chart_ticks(raw: &[(usize, &str)]) -> Vec<bool> {
     static FRAME: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"^\s*-?[\d.]+[kKMG%]?\s+\+-{20,}\+\s*$").expect("constant regex")
+        Regex::new(r"^\s*-?[\d.]+[kKMG%]?\s+\+[-+*#|o. ]{20,}\+\s*$").expect("constant regex")
     });
     let mut out = vec![false; raw.len()];
     for (i, w) in raw.windows(2).enumerate() {

@@ -1673,3 +1673,34 @@ fn mdstat_state_is_no_claim() {
     );
     assert!(got.is_empty(), "{got:?}");
 }
+
+/// Bars set apart by spaces divide a table's column groups: the names
+/// before the first key the rows, however few the rows.
+#[test]
+fn bars_divide_column_groups_and_the_first_group_keys() {
+    let t = extract_text(
+        "                               | Before           | After\n\
+         \x20rw         fsync jobs  bs(kB) | iops   bw(MiB/s) | iops   bw(MiB/s)\n\
+         \x20------------------------------|------------------|-----------------\n\
+         \x20write      1     1     4      | 4699   18.4      | 4858   18\n\
+         \x20write      1     1     1024   | 245    246       | 247    248\n",
+    );
+    assert_eq!(t.len(), 1, "{t:#?}");
+    assert_eq!(t[0].key_columns, ["rw", "fsync", "jobs", "bs(kB)"]);
+    assert_eq!(t[0].columns[0].name, "Before / iops");
+    assert_eq!(
+        all_numbers(&t),
+        [4699.0, 18.4, 4858.0, 18.0, 245.0, 246.0, 247.0, 248.0]
+    );
+}
+
+/// A packet trace's records (source → destination) are no results.
+#[test]
+fn packet_trace_records_are_no_claims() {
+    let got = values_of(
+        "   148 6.349609085 192.168.100.221 → 192.168.100.222 NFS 1826 V4 Call WRITE Offset: 0 Len: 262144\n\
+         \x20  223 6.351592937 192.168.100.221 → 192.168.100.222 NFS 38026 V4 Call WRITE Offset: 262144 Len: 262144\n\
+         12:00:01.5 IP 10.0.0.1.22 > 10.0.0.2.5555: Flags [P.], seq 1:37, length 36\n",
+    );
+    assert!(got.is_empty(), "{got:?}");
+}

@@ -480,11 +480,12 @@ fn is_settings_print(text: &str) -> bool {
         Regex::new(r"(?:^|[#$]\s)\s*(?:sudo\s+)?(?:cat|head|grep \S+|tail)\s+(?:-\S+\s+)*(/sys/\S*|/proc/sys/\S*|/proc/cmdline|/etc/\S*|\S*\.conf\b|\S*config\b)")
             .expect("constant regex")
     });
-    // A file system's own inspection tools print its state (its layout,
-    // extents, fragmentation), no run: `xfs_info /mnt`, `echo frag |
-    // xfs_db -r /dev/sdb1`, `dumpe2fs -h`, `filefrag -v`.
+    // A file system's or a device's own inspection tools print its
+    // state (layout, extents, fragmentation, identity, limits), no run:
+    // `xfs_info /mnt`, `echo frag | xfs_db -r /dev/sdb1`, `dumpe2fs -h`,
+    // `filefrag -v`, `sg_vpd -p 0xb0`, `nvme id-ctrl`, `lsblk`.
     static INSPECT: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(?:^|[#$|]\s*|\s)(?:sudo\s+)?(?:xfs_db|xfs_info|xfs_bmap|dumpe2fs|debugfs|filefrag|e2freefrag|tune2fs\s+-l|btrfs\s+inspect-internal)\b")
+        Regex::new(r"(?:^|[#$|]\s*|\s)(?:sudo\s+)?(?:xfs_db|xfs_info|xfs_bmap|dumpe2fs|debugfs|filefrag|e2freefrag|tune2fs\s+-l|btrfs\s+inspect-internal|sg_(?:inq|readcap|vpd|modes|luns|map|ses|opcodes|sat_identify)|nvme\s+(?:id-ctrl|id-ns|list)|lsblk|blkid|lscpu|lspci|dmidecode|hdparm\s+-I)\b")
             .expect("constant regex")
     });
     let t = text.trim_start();

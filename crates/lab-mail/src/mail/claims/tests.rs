@@ -1704,3 +1704,18 @@ fn packet_trace_records_are_no_claims() {
     );
     assert!(got.is_empty(), "{got:?}");
 }
+
+/// A device's inspection tools typed at a prompt print its identity
+/// and limits, no run, until the next blank line.
+#[test]
+fn device_inspection_output_is_state() {
+    let got = values_of(
+        "$ sudo sg_vpd -p 0xb0 /dev/sdc\n\
+         Block limits VPD page (SBC):\n\
+         \x20 Optimal transfer length granularity: 8 blocks\n\
+         \x20 Maximum transfer length: 65535 blocks\n\
+         \n\
+         The write took 12.5 seconds.\n",
+    );
+    assert_eq!(got, [12.5]);
+}

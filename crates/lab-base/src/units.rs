@@ -27,6 +27,8 @@ pub enum UnitKind {
     Frequency,
     /// Base: bytes (`io=92.6GiB`).
     Size,
+    /// Base: one time as much (`3.2x`, a speedup or a slowdown).
+    Ratio,
 }
 
 /// A unit as written, with what it measures and its scale.
@@ -88,6 +90,7 @@ pub fn parse_unit(word: &str) -> Option<Unit> {
         "khz" => ("kHz", UnitKind::Frequency, 1e3),
         "mhz" => ("MHz", UnitKind::Frequency, 1e6),
         "ghz" => ("GHz", UnitKind::Frequency, 1e9),
+        "x" | "×" => ("x", UnitKind::Ratio, 1.0),
         _ => return throughput(&squeezed, w).or_else(|| per_second(&lower, w)),
     };
     Some(Unit {

@@ -261,6 +261,7 @@ fn kind_name(k: UnitKind) -> &'static str {
         UnitKind::Count => "a count",
         UnitKind::Frequency => "a frequency",
         UnitKind::Size => "a size",
+        UnitKind::Ratio => "a ratio",
     }
 }
 

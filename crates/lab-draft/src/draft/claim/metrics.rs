@@ -413,6 +413,9 @@ pub fn metric(
         Some(UnitKind::Size) => {
             return Err("an amount of data, which lab's fio does not report".into());
         }
+        Some(UnitKind::Ratio) => {
+            return Err("a ratio of two runs, which lab computes, not measures".into());
+        }
         None => match kind_of(&own).or_else(|| kind_of(&cap)) {
             Some(k) => k,
             None => return Err("its words name no IOPS, bandwidth, latency or CPU".into()),

@@ -1719,3 +1719,16 @@ fn device_inspection_output_is_state() {
     );
     assert_eq!(got, [12.5]);
 }
+
+/// `3.2x` glued is a ratio, a result; `4 x NVMe` apart counts things.
+#[test]
+fn glued_x_is_a_ratio() {
+    let t = extract_text(
+        "fs_size  Before   After   Improvement\n\
+         1G       23s      7s\t  3.2x\n\
+         8G       1252s    61s     20.52x\n",
+    );
+    assert_eq!(t.len(), 1, "{t:#?}");
+    assert_eq!(all_numbers(&t), [23.0, 7.0, 3.2, 1252.0, 61.0, 20.52]);
+    assert!(values_of("The box has 4 x NVMe drives.\n").is_empty());
+}

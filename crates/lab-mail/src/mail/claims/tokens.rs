@@ -184,7 +184,7 @@ pub(super) const PARAMETER_WORDS: [&str; 41] = [
 ];
 
 /// Names whose value is a parameter: `QD=32`, `bs=4k`, `numjobs=8`.
-pub const PARAMETER_NAMES: [&str; 35] = [
+pub const PARAMETER_NAMES: [&str; 36] = [
     "hz",
     "timeout",
     "offset",
@@ -206,6 +206,7 @@ pub const PARAMETER_NAMES: [&str; 35] = [
     "runtime",
     "run",
     "loops",
+    "iterations",
     "batch",
     "queue_mode",
     "rd_nr",
@@ -475,7 +476,8 @@ fn is_block_size(word: &str) -> bool {
 /// word only when glued, or when the number is bare. (`percent` after a
 /// number is always a percentage: `0.28 percent better`.)
 fn is_bare_word_unit(word: &str) -> bool {
-    matches!(word, "count" | "counts" | "events" | "second")
+    // `4 x NVMe`: an `x` set apart counts things; `3.2x` is a ratio.
+    matches!(word, "count" | "counts" | "events" | "second" | "x" | "×")
 }
 
 /// White-space separated words with their byte offsets. `±`, `+-` and

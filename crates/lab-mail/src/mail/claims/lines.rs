@@ -493,6 +493,10 @@ fn is_settings_print(text: &str) -> bool {
     if INSPECT.is_match(t) && (typed || INSPECT.find(t).is_some_and(|m| m.start() == 0)) {
         return true;
     }
+    // The first line filefrag prints, when the command is not shown.
+    if t.starts_with("Filesystem type is: ") {
+        return true;
+    }
     // Counters and readings (`/sys/block/sda/stat`, `.../io.stat`, a
     // cgroup's `cpu.pressure`, `memory.events`, `memory.peak`) are
     // measurements.

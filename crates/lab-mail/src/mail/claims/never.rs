@@ -107,6 +107,7 @@ pub(super) fn is_dump(text: &str) -> bool {
             | \b\d+\s+blocks\s+(?:super\s+[\d.]+\s+)?(?:level\s+\d+,\s+)?\d+k\s+chunk  # /proc/mdstat's array
             | ^\s*bitmap:\s+\d+/\d+\s+pages\s+\[\d+KB\],\s+\d+KB\s+chunk   # /proc/mdstat's bitmap
             | ^\s*Events\s:\s\d+\s*$                                        # mdadm --detail's event count
+            | :\s\d+\sextents?\sfound\s*$                                  # filefrag's summary of a file's layout
             | \b\d{1,3}(?:\.\d{1,3}){3}(?:[.:]\d+)?:?\s*(?:→|->|>)\s*\d{1,3}(?:\.\d{1,3}){3}\b  # a packet trace's record (tshark, tcpdump): source to destination
             | \bioengine=|Laying\ out\ IO\ file               # fio's job description
             | \btarget=\d+,\ window=                          # fio's latency target

@@ -1732,3 +1732,19 @@ fn glued_x_is_a_ratio() {
     assert_eq!(all_numbers(&t), [23.0, 7.0, 3.2, 1252.0, 61.0, 20.52]);
     assert!(values_of("The box has 4 x NVMe drives.\n").is_empty());
 }
+
+/// filefrag's output, its command shown or not, is a file's layout.
+#[test]
+fn filefrag_output_is_state() {
+    let got = values_of(
+        "    Filesystem type is: 9123683e\n\
+         \x20   File size of /mnt/sdj/foo is 524288 (128 blocks of 4096 bytes)\n\
+         \x20    ext:     logical_offset:        physical_offset: length:   expected: flags:\n\
+         \x20      0:        0..     127:       3328..      3455:    128:             last,eof\n\
+         \x20   /mnt/sdj/foo: 1 extent found\n\
+         \n\
+         \x20   /mnt/sdi/foobar: 327680 extents found\n\
+         \x20   fiemap took 3597 milliseconds (metadata not cached)\n",
+    );
+    assert_eq!(got, [3597.0]);
+}

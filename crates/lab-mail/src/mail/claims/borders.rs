@@ -26,15 +26,24 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
         let Some(cells) = pipe_cells(text) else {
             break;
         };
+        // Cells between bars are cells whatever they hold: a row may end
+        // in words (`-67% worse`, `identical`) and still be a row.
+        let row = values_at_end(&cells) > 0 || holds_a_value(&cells);
         if body.is_empty() && values_at_end(&cells) == 0 {
-            if !cells
+            let names = cells
                 .iter()
-                .all(|c| c.text.is_empty() || is_header_cell(&c.text))
-            {
+                .all(|c| c.text.is_empty() || is_header_cell(&c.text));
+            if names {
+                headers.push(cells);
+            } else if row && !headers.is_empty() {
+                body.push(BodyLine::Row {
+                    cells,
+                    no: lines[j].no,
+                });
+            } else {
                 return None;
             }
-            headers.push(cells);
-        } else if values_at_end(&cells) > 0 {
+        } else if row {
             body.push(BodyLine::Row {
                 cells,
                 no: lines[j].no,
@@ -112,6 +121,19 @@ pub fn pipe_cells(text: &str) -> Option<Vec<Cell>> {
         pos += part.len() + 1;
     }
     (cells.len() >= 2).then_some(cells)
+}
+
+/// A row that names itself in its first cell and has a number after
+/// it (`1472`, `46 ms`).
+fn holds_a_value(cells: &[Cell]) -> bool {
+    use super::numbers::parse_cell;
+    cells
+        .first()
+        .is_some_and(|c| !c.text.is_empty() && !parse_cell(&c.text).is_number())
+        && cells
+            .iter()
+            .skip(1)
+            .any(|c| parse_cell(&c.text).is_number())
 }
 
 /// `| 8 threads |    |    |`: one text cell, the rest empty.

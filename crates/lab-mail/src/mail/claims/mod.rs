@@ -296,7 +296,8 @@ const LAYOUTS: [Layout; 14] = [
 /// Every claim in `body`, in order.
 fn in_text(body: &str, origin: &Origin) -> Result<Vec<ClaimTable>> {
     let origin = &std::sync::Arc::new(origin.clone());
-    let lines = lines::readable(body);
+    let drawn = ascii_borders(body);
+    let lines = lines::readable(drawn.as_deref().unwrap_or(body));
     let blocks = blocks(&lines);
     // Blocks are read on their own (the one before only lends a
     // caption), so a big message is split across cores at block
@@ -332,6 +333,26 @@ fn in_text(body: &str, origin: &Origin) -> Result<Vec<ClaimTable>> {
     let mut out = out;
     formulas::drop_computed(body, &mut out);
     Ok(out)
+}
+
+/// A table drawn with box-drawing characters (`┌──┬──┐`, `│`) in the
+/// ASCII the grid readers know (`+--+--+`, `|`), one character for one,
+/// so every cell keeps its column. None when the body draws no box.
+fn ascii_borders(body: &str) -> Option<String> {
+    let boxed = |c: char| ('\u{2500}'..='\u{257f}').contains(&c);
+    if !body.contains(boxed) {
+        return None;
+    }
+    Some(
+        body.chars()
+            .map(|c| match c {
+                '─' | '━' | '═' | '┄' | '┈' => '-',
+                '│' | '┃' | '║' | '┆' | '┊' => '|',
+                c if boxed(c) => '+',
+                c => c,
+            })
+            .collect(),
+    )
 }
 
 /// Runs of lines at one quote depth; blank lines of any depth belong to

@@ -1748,3 +1748,27 @@ fn filefrag_output_is_state() {
     );
     assert_eq!(got, [3597.0]);
 }
+
+/// A table drawn with box-drawing characters is read as its ASCII twin,
+/// and a row that ends in words (`identical`, `-67% worse`) is a row.
+#[test]
+fn box_drawn_tables_and_rows_ending_in_words() {
+    let t = extract_text(
+        "  ┌─────────────────────────┬───────────┬───────────┬─────────────┐\n\
+         \x20 │         Metric          │ Whole-BDI │ Per-Inode │   Change    │\n\
+         \x20 ├─────────────────────────┼───────────┼───────────┼─────────────┤\n\
+         \x20 │ Scenario C writer       │ 1468      │ 1386      │ -6%         │\n\
+         \x20 ├─────────────────────────┼───────────┼───────────┼─────────────┤\n\
+         \x20 │ Scenario D writer       │ 1472      │ 1467      │ identical   │\n\
+         \x20 ├─────────────────────────┼───────────┼───────────┼─────────────┤\n\
+         \x20 │ p99.9                   │ 46 ms     │ 77 ms     │ -67% worse  │\n\
+         \x20 └─────────────────────────┴───────────┴───────────┴─────────────┘\n",
+    );
+    assert_eq!(t.len(), 1, "{t:#?}");
+    assert_eq!(t[0].rows.len(), 3, "{t:#?}");
+    assert_eq!(t[0].columns[0].name, "Whole-BDI");
+    assert_eq!(
+        all_numbers(&t),
+        [1468.0, 1386.0, -6.0, 1472.0, 1467.0, 46.0, 77.0, -67.0]
+    );
+}

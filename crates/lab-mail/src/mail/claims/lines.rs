@@ -209,6 +209,23 @@ fn chart_ticks(raw: &[(usize, &str)]) -> Vec<bool> {
     out
 }
 
+/// `| grep copied ; echo 3 > /proc/sys/vm/drop_caches ; done`: a
+/// command the mailer wrapped at its pipe, going on into a text filter.
+/// One bar, first, then a filter: no table's row.
+fn is_piped_on(text: &str) -> bool {
+    const FILTERS: [&str; 10] = [
+        "grep", "egrep", "awk", "sed", "tee", "head", "tail", "sort", "cut", "xargs",
+    ];
+    let Some(rest) = text.trim_start().strip_prefix("| ") else {
+        return false;
+    };
+    !rest.contains('|')
+        && rest
+            .split_whitespace()
+            .next()
+            .is_some_and(|w| FILTERS.contains(&w))
+}
+
 fn is_script_syntax(text: &str) -> bool {
     const ENDS: [&str; 7] = ["{", "}", ";;", "then", "do", "else", ";"];
     const STARTS: [&str; 9] = [
@@ -293,6 +310,7 @@ fn keep_line(st: &mut DepthState, text: &str, next: Option<&str>, tail_is_short:
         return Kept::Diff;
     }
     if text == "---"
+        || is_piped_on(text)
         || is_diffstat(text)
         || is_trailer(text)
         || is_dmesg(text)

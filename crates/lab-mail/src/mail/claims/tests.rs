@@ -1772,3 +1772,17 @@ fn box_drawn_tables_and_rows_ending_in_words() {
         [1468.0, 1386.0, -6.0, 1472.0, 1467.0, 46.0, 77.0, -67.0]
     );
 }
+
+/// A command the mailer wrapped at its pipe goes on into a filter on
+/// the next line; that line is no row of the output under it.
+#[test]
+fn a_command_wrapped_at_its_pipe_is_no_row() {
+    let t = extract_text(
+        "# for i in {0..3} ; do dd if=/mnt/testfile.bin of=/dev/null bs=1M 2>&1\n\
+         | grep copied ; echo 3 > /proc/sys/vm/drop_caches ; done\n\
+         4294967296 bytes (4.3 GB, 4.0 GiB) copied, 16.5025 s, 260 MB/s\n\
+         4294967296 bytes (4.3 GB, 4.0 GiB) copied, 16.4474 s, 261 MB/s\n",
+    );
+    assert!(!all_numbers(&t).contains(&3.0), "{t:#?}");
+    assert!(all_numbers(&t).contains(&260.0), "{t:#?}");
+}

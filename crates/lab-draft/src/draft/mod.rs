@@ -18,6 +18,7 @@ mod facts;
 mod job_words;
 mod kernel;
 mod knob_axes;
+mod knob_runs;
 mod params;
 mod shell;
 mod steps;
@@ -462,6 +463,8 @@ fn propose(msgs: &[Read], tables: &[ClaimTable], opts: &Options) -> Proposal {
     axes::table_axes(&mut p, tables);
     sweeps::caption_axes(&mut p, tables);
     knob_axes::mode_axes(&mut p, tables);
+    let bodies: Vec<Vec<&str>> = msgs.iter().map(|m| body_lines(m).collect()).collect();
+    let runs = knob_runs::apply(&mut p, knob_runs::find(&command_lines(msgs), &bodies));
     p.perf = scan.perf_events.clone();
     p.perf_system_wide = scan.perf_system_wide;
     let bare = bare_multiplied(tables, &all);
@@ -477,6 +480,7 @@ fn propose(msgs: &[Read], tables: &[ClaimTable], opts: &Options) -> Proposal {
         &|s| devices.map(s),
         &commands,
         &banners(msgs),
+        &runs,
     );
     p.claim_mail = opts.mail_ref.clone();
     p
@@ -599,6 +603,7 @@ fn claims(
     device: &dyn Fn(&str) -> String,
     commands: &[Vec<(usize, String)>],
     sections: &[Vec<(usize, String)>],
+    runs: &[knob_runs::KnobRun],
 ) {
     // A templated rw takes its axis's values.
     let rws = |j: &workload::Job| -> Vec<&'static str> {
@@ -646,6 +651,20 @@ fn claims(
                     .unwrap_or_else(|| format!("line {} of message {}", t.line, t.origin.message));
                 p.unclaimed
                     .push(format!("table {} (\"{about}\"): {why}", i + 1));
+            }
+        }
+    }
+    // Numbers printed after the mail set a knob were measured with it.
+    for c in &mut p.claims {
+        let Some(t) = tables.get(c.table.wrapping_sub(1)) else {
+            continue;
+        };
+        for r in runs {
+            if let Some(v) = knob_runs::value_at(r, t.origin.message, t.line)
+                && !c.rows.runs_over(&r.axis)
+                && !c.conditions.iter().any(|(a, _)| *a == r.axis)
+            {
+                c.conditions.push((r.axis.clone(), v.to_string()));
             }
         }
     }

@@ -1061,3 +1061,25 @@ fn captions_set_apart_by_their_own_words() {
         d.yaml
     );
 }
+
+/// A knob shown, runs, the knob set to another value, runs again: an
+/// axis of the knob, each table under the value set above it.
+#[test]
+fn a_knob_set_in_turn_is_an_axis_and_conditions_its_tables() {
+    let (d, m, plan) = drafted("new/knob-set-in-turn-dd.eml", false);
+    assert_eq!(axis(&m, "read_ahead_kb"), ["128", "4096"], "{}", d.yaml);
+    assert!(
+        d.yaml.contains("value: \"{{ read_ahead_kb }}\""),
+        "{}",
+        d.yaml
+    );
+    assert!(axis(&m, "drop_caches").is_empty(), "{}", d.yaml);
+    assert_eq!((d.claims, d.values), (2, 6), "{}", d.yaml);
+    let conditions: Vec<String> = m
+        .claims
+        .iter()
+        .map(|c| c.conditions["read_ahead_kb"].value.to_string())
+        .collect();
+    assert_eq!(conditions, ["128", "4096"], "{}", d.yaml);
+    assert!(plan.cells.len() >= 2);
+}

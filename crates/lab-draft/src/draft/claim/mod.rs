@@ -40,7 +40,7 @@ pub enum Rows {
 
 impl Rows {
     /// Whether the rows are values of `axis`.
-    fn runs_over(&self, axis: &str) -> bool {
+    pub(super) fn runs_over(&self, axis: &str) -> bool {
         match self {
             Rows::Axis { axis: a, .. } => a == axis,
             Rows::Axes(axes) => axes.iter().any(|a| a == axis),
@@ -164,13 +164,15 @@ pub fn draft(n: usize, t: &ClaimTable, ctx: &Ctx) -> Result<ClaimDraft, String> 
         one_variant_columns(&mut c, t, &sides, &caption)?;
     }
     // The one row of `lat (usec): min=.., avg=..` under "Baseline:" is
-    // that variant's: its label says what, the caption whose.
+    // that variant's: its label says what, the caption whose. So are
+    // rows that repeat one label (dd's amount copied, once a run).
+    let labels: Vec<Option<&String>> = t.rows.iter().map(|r| r.keys.last()).collect();
     if c.row_is_family
         && c.row_variants.is_empty()
-        && let ([r], Some(v)) = (t.rows.as_slice(), c.from_variant.clone())
-        && let Some(label) = r.keys.last()
+        && let (Some(Some(label)), Some(v)) = (labels.first(), c.from_variant.clone())
+        && labels.iter().all(|l| *l == Some(*label))
     {
-        c.row_variants.push((label.clone(), v));
+        c.row_variants.push(((*label).clone(), v));
     }
     metric_and_unit(&mut c, t, &caption, n, ctx)?;
     // A sentence's caption runs on past it: a command after its
@@ -403,12 +405,14 @@ fn rows(c: &mut ClaimDraft, t: &ClaimTable, caption: &str, ctx: &Ctx) -> Result<
     } else if let Some((column, axis, aliases)) = row_axis(t, ctx) {
         c.rows = Rows::Axis { column, axis };
         c.aliases.extend(aliases);
-    } else if t.rows.len() == 1
-        && !c.column_metrics.is_empty()
-        && (c.row_is_family || t.rows[0].keys.iter().all(|k| is_amount(k)))
+    } else if !c.column_metrics.is_empty()
+        && ((t.rows.len() == 1 && c.row_is_family)
+            || t.rows.iter().all(|r| r.keys.iter().all(|k| is_amount(k))))
     {
-        // One row whose label the column metrics were read with, or
-        // that is output itself: it names what they measure, not a cell.
+        // One row whose label the column metrics were read with, or rows
+        // that are output themselves (dd's `4294967296 bytes (4.3 GB)
+        // copied,` once a run): they name what they measure, not a cell;
+        // several are repeated samples of it.
         c.row_is_family = true;
         c.rows = Rows::Single;
     } else if t.rows.len() > 1 || t.rows.iter().any(|r| !r.keys.is_empty()) {

@@ -135,7 +135,7 @@ pub fn apply(p: &mut Proposal, runs: Vec<KnobRun>) -> Vec<KnobRun> {
 
 /// The value a run's knob held at a message's body line: the last one
 /// set above it in that message.
-pub fn value_at<'a>(r: &'a KnobRun, message: usize, line: usize) -> Option<&'a str> {
+pub fn value_at(r: &KnobRun, message: usize, line: usize) -> Option<&str> {
     r.marks
         .iter()
         .filter(|(m, l, _)| *m == message && *l < line)

@@ -250,16 +250,17 @@ pub fn label_unit(label: &str) -> Option<Unit> {
     if let Some(u) = SUFFIXED.captures(l).and_then(|c| strong_unit(&c[1])) {
         return Some(u);
     }
-    if let Some(u) = parse_unit(l).filter(|u| u.symbol != "s") {
+    if let Some(u) = parse_unit(l).filter(|u| u.symbol != "s" && u.written != "min") {
         return Some(u);
     }
     let last = l.rsplit(' ').next().filter(|w| w.len() < l.len())?;
     strong_unit(last)
 }
 
-/// A unit that is not also a common word or letter (`s`, `us`).
+/// A unit that is not also a common word or letter (`s`, `us`), nor
+/// a statistic's name (`min`, beside `max` and `avg`, is the least).
 fn strong_unit(word: &str) -> Option<Unit> {
-    parse_unit(word).filter(|u| !matches!(u.written.as_str(), "s" | "us" | "sec" | "ops"))
+    parse_unit(word).filter(|u| !matches!(u.written.as_str(), "s" | "us" | "sec" | "ops" | "min"))
 }
 
 /// Header words that name a run axis, so a numeric column under them is

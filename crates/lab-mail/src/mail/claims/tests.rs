@@ -1786,3 +1786,23 @@ fn a_command_wrapped_at_its_pipe_is_no_row() {
     assert!(!all_numbers(&t).contains(&3.0), "{t:#?}");
     assert!(all_numbers(&t).contains(&260.0), "{t:#?}");
 }
+
+/// A column named `min` beside `max` and `avg` is the least value, not
+/// minutes: the row's `(usec)` gives the unit.
+#[test]
+fn a_min_column_is_no_unit() {
+    let t = extract_text(
+        "   before:  lat  (usec): min=6, max=16795k, avg=4470.57, stdev=265746.14\n\
+         \x20  after :  lat  (usec): min=16, max=209197, avg=4120.03, stdev=27188.04\n",
+    );
+    assert_eq!(t.len(), 1, "{t:#?}");
+    assert!(t[0].columns.iter().all(|c| c.unit.is_none()), "{t:#?}");
+    assert!(
+        t[0].unit.as_ref().is_none_or(|u| u.written != "min"),
+        "{t:#?}"
+    );
+    assert!(
+        t[0].rows[0].unit.as_ref().is_some_and(|u| u.symbol == "us"),
+        "{t:#?}"
+    );
+}

@@ -48,16 +48,28 @@ pub fn is_formula(text: &str) -> bool {
             .is_some_and(|c| one_expression(&c[3]) && EXPR.is_match(&c[3]))
 }
 
-/// Names the body defines by an expression: `name = a * b`, `name =
-/// f(x)`, on a line of their own (code or prose, quoted or not).
-fn defined(body: &str) -> HashSet<String> {
+/// Which of `wanted` the body defines by an expression. Only lines
+/// that assign one of them are read with the regexes: a big body's
+/// other lines cost a byte search.
+fn defined(body: &str, wanted: &HashSet<String>) -> HashSet<String> {
     let mut names = HashSet::new();
-    for line in body.lines().filter(|l| is_formula(l)) {
-        if let Some(c) = DEF.captures(line) {
-            names.insert(c[1].to_ascii_lowercase());
+    for line in body.lines().filter(|l| l.contains('=')) {
+        let name = assigned(line);
+        if !name.is_empty() && wanted.contains(&name.to_ascii_lowercase()) && is_formula(line) {
+            names.insert(name.to_ascii_lowercase());
         }
     }
     names
+}
+
+/// The name a line assigns to (`var1` of `\tvar1 = ...`, `log` of
+/// `log(x) = ...`), or "".
+fn assigned(line: &str) -> &str {
+    let t = line.trim_start_matches(|c: char| c.is_whitespace() || c == '>' || c == '+');
+    let end = t
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(t.len());
+    &t[..end]
 }
 
 /// `tables` without those whose every value column the body defines
@@ -66,7 +78,16 @@ pub fn drop_computed(body: &str, tables: &mut Vec<ClaimTable>) {
     if !tables.iter().any(|t| t.kind == ClaimKind::Table) || !body.contains('=') {
         return;
     }
-    let names = defined(body);
+    let wanted: HashSet<String> = tables
+        .iter()
+        .filter(|t| t.kind == ClaimKind::Table)
+        .flat_map(|t| t.columns.iter().map(|c| c.name.trim().to_ascii_lowercase()))
+        .filter(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+        .collect();
+    if wanted.is_empty() {
+        return;
+    }
+    let names = defined(body, &wanted);
     if names.is_empty() {
         return;
     }
@@ -94,7 +115,11 @@ mod tests {
                     iops = 1000 / 3\n\
                     IOPS=3520608, IOS/call=32/31, inflight=47 (47)\n\
                     log(x) = ilog2(x) * log(2)/log(e) ~ ilog2(x) * 0.69\n";
-        let got = defined(body);
+        let wanted: HashSet<String> = ["var1", "var3", "threshold", "log", "bs", "bw", "iops"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let got = defined(body, &wanted);
         assert!(got.contains("var1") && got.contains("var3"), "{got:?}");
         assert!(got.contains("log"), "{got:?}");
         for setting in ["bs", "bw", "iops"] {

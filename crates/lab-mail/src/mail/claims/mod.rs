@@ -339,8 +339,13 @@ fn in_text(body: &str, origin: &Origin) -> Result<Vec<ClaimTable>> {
 /// ASCII the grid readers know (`+--+--+`, `|`), one character for one,
 /// so every cell keeps its column. None when the body draws no box.
 fn ascii_borders(body: &str) -> Option<String> {
+    // One search for the block, as fast as the regex's byte scan: most
+    // bodies draw no box, and a big one should not be walked by hand.
+    static BOX: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new("[\u{2500}-\u{257f}]").expect("constant regex")
+    });
     let boxed = |c: char| ('\u{2500}'..='\u{257f}').contains(&c);
-    if !body.contains(boxed) {
+    if !BOX.is_match(body) {
         return None;
     }
     Some(

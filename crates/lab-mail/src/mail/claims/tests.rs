@@ -1806,3 +1806,10 @@ fn a_min_column_is_no_unit() {
         "{t:#?}"
     );
 }
+
+/// hackbench's `Groups: 4` over its rows says what it was given.
+#[test]
+fn groups_name_a_parameter() {
+    assert!(values_of("Groups: 4\n").is_empty());
+    assert!(values_of("Groups: 16\n").is_empty());
+}

@@ -184,7 +184,7 @@ pub(super) const PARAMETER_WORDS: [&str; 41] = [
 ];
 
 /// Names whose value is a parameter: `QD=32`, `bs=4k`, `numjobs=8`.
-pub const PARAMETER_NAMES: [&str; 36] = [
+pub const PARAMETER_NAMES: [&str; 37] = [
     "hz",
     "timeout",
     "offset",
@@ -202,6 +202,8 @@ pub const PARAMETER_NAMES: [&str; 36] = [
     "jobs",
     "nr",
     "threads",
+    // hackbench's `Groups: 4`: how many groups of tasks it was given.
+    "groups",
     "size",
     "runtime",
     "run",

@@ -463,16 +463,14 @@ fn propose(msgs: &[Read], tables: &[ClaimTable], opts: &Options) -> Proposal {
     axes::table_axes(&mut p, tables);
     sweeps::caption_axes(&mut p, tables);
     knob_axes::mode_axes(&mut p, tables);
+    // Each message's commands, read once: the knobs it sets in turn, and
+    // the command above each table's numbers.
+    let commands = command_lines(msgs);
     let bodies: Vec<Vec<&str>> = msgs.iter().map(|m| body_lines(m).collect()).collect();
-    let runs = knob_runs::apply(&mut p, knob_runs::find(&command_lines(msgs), &bodies));
+    let runs = knob_runs::apply(&mut p, knob_runs::find(&commands, &bodies));
     p.perf = scan.perf_events.clone();
     p.perf_system_wide = scan.perf_system_wide;
     let bare = bare_multiplied(tables, &all);
-    let commands = if p.measured_by.is_empty() {
-        Vec::new()
-    } else {
-        command_lines(msgs)
-    };
     claims(
         &mut p,
         tables,

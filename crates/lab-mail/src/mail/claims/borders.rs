@@ -28,8 +28,9 @@ pub fn at(lines: &[Line], i: usize) -> Option<Draft> {
         };
         // Cells between bars are cells whatever they hold: a row may end
         // in words (`-67% worse`, `identical`) and still be a row.
-        let row = values_at_end(&cells) > 0 || holds_a_value(&cells);
-        if body.is_empty() && values_at_end(&cells) == 0 {
+        let at_end = values_at_end(&cells);
+        let row = at_end > 0 || holds_a_value(&cells);
+        if body.is_empty() && at_end == 0 {
             let names = cells
                 .iter()
                 .all(|c| c.text.is_empty() || is_header_cell(&c.text));

@@ -338,7 +338,7 @@ pub fn par_chunks<I: Sync, T: Send>(
     let mut slots: Vec<Option<anyhow::Result<T>>> = chunks.iter().map(|_| None).collect();
     std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads.min(chunks.len()))
-            .map(|_| s.spawn(&work))
+            .map(|_| s.spawn(work))
             .collect();
         for h in handles {
             // A thread that panicked leaves its chunks empty: they are

@@ -522,7 +522,10 @@ mod tests {
             .into_iter()
             .collect::<anyhow::Result<_>>()
             .unwrap();
-            assert_eq!(parts.concat(), items.iter().map(|x| x * 2).collect::<Vec<_>>());
+            assert_eq!(
+                parts.concat(),
+                items.iter().map(|x| x * 2).collect::<Vec<_>>()
+            );
         }
         let out = par_chunks(&items, 2, |first, _| {
             if first == 0 {

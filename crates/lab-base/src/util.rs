@@ -300,10 +300,16 @@ pub fn tail_lines(path: &Path, n: usize) -> String {
     lines[lines.len().saturating_sub(n)..].join("\n")
 }
 
+/// The cores this process may use, asked once: the standard library
+/// reads the cgroup's CPU quota from /sys on every call (five system
+/// calls), and the claims reader asks per message of a thread.
 pub fn ncpus() -> usize {
-    std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
+    static N: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *N.get_or_init(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    })
 }
 
 /// `f` over contiguous chunks of `items` on `threads` scoped threads:

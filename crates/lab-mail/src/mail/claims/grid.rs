@@ -241,13 +241,18 @@ pub fn label_unit(label: &str) -> Option<Unit> {
     static SUFFIXED: LazyLock<Regex> =
         LazyLock::new(|| Regex::new(r"[_-]([A-Za-zµμ/]+)$").expect("constant regex"));
     let l = label.trim();
-    if let Some(c) = BRACKETED.captures(l) {
+    // Each pattern is tried only where its last character is there.
+    if l.ends_with([')', ']'])
+        && let Some(c) = BRACKETED.captures(l)
+    {
         return parse_unit(&c[1]);
     }
     if l.ends_with('%') {
         return parse_unit("%");
     }
-    if let Some(u) = SUFFIXED.captures(l).and_then(|c| strong_unit(&c[1])) {
+    if l.contains(['_', '-'])
+        && let Some(u) = SUFFIXED.captures(l).and_then(|c| strong_unit(&c[1]))
+    {
         return Some(u);
     }
     if let Some(u) = parse_unit(l).filter(|u| u.symbol != "s" && u.written != "min") {

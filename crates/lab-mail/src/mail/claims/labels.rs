@@ -244,7 +244,12 @@ fn label_value(line: &str) -> Option<LabelValue> {
         Regex::new(r"^\s*(?:[-*•]\s+)?([A-Za-z](?:[A-Za-z0-9 _./()%+-]|\([^()\n:]{0,15}:[^()\n]{0,15}\)){0,40}?)\s*[:=]\s+(\S.*?)\s*$")
             .expect("constant regex")
     });
-    if !line.contains([':', '=']) {
+    // The pattern needs a separator with a space after it; most lines
+    // have none, and capturing is the dear part of a regex.
+    let separated = line
+        .match_indices([':', '='])
+        .any(|(k, _)| line[k + 1..].starts_with(char::is_whitespace));
+    if !separated {
         return None;
     }
     let c = LABEL_VALUE.captures(line)?;

@@ -26,7 +26,7 @@ impl Line<'_> {
 }
 
 /// Per quote depth: where a diff or a signature has got to.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy, Default, PartialEq)]
 struct DepthState {
     in_diff: bool,
     /// Lines left in the current hunk: old side, new side.
@@ -42,28 +42,165 @@ struct DepthState {
 pub const MAX_LINE: usize = 16 * 1024;
 
 pub fn readable(body: &str) -> Vec<Line<'_>> {
-    let raw: Vec<(usize, &str)> = body.lines().map(unquote).collect();
+    let raw = raw_lines(body);
     let script = fenced_scripts(&raw);
     let progress = progress_runs(&raw);
     let ticks = chart_ticks(&raw);
-    let mut states: Vec<DepthState> = Vec::new();
+    let dropped: Vec<bool> = (0..raw.len())
+        .map(|i| script[i] || progress[i] || ticks[i])
+        .collect();
+    walk_all(&raw, &dropped)
+}
+
+/// Lines below which a body is read on one core: threads cost more
+/// than they give on a mail of ordinary size.
+const PARALLEL_LINES: usize = 200_000;
+
+/// Pieces per core a big body is cut into, so a core that is done
+/// takes the next one (see `par_chunks`).
+const PIECES_PER_CORE: usize = 8;
+
+/// Every line of `body` with its quote depth. A big body is cut at line
+/// ends and split on every core; `str::lines` gives the same lines for
+/// the pieces as for the whole, as each piece ends with its `\n`.
+fn raw_lines(body: &str) -> Vec<(usize, &str)> {
+    let threads = crate::util::ncpus();
+    if threads == 1 || body.len() < 8 << 20 {
+        return body.lines().map(unquote).collect();
+    }
+    raw_lines_in(body, threads * PIECES_PER_CORE, threads)
+}
+
+fn raw_lines_in(body: &str, n: usize, threads: usize) -> Vec<(usize, &str)> {
+    let mut cuts = vec![0];
+    for k in 1..n {
+        let from = (body.len() * k / n).max(cuts[cuts.len() - 1]);
+        match body.as_bytes()[from..].iter().position(|&b| b == b'\n') {
+            Some(p) => cuts.push(from + p + 1),
+            None => break,
+        }
+    }
+    cuts.push(body.len());
+    cuts.dedup();
+    let pieces: Vec<&str> = cuts.windows(2).map(|w| &body[w[0]..w[1]]).collect();
+    let parts = crate::util::par_chunks(&pieces, threads, |_, ps| {
+        Ok(ps
+            .iter()
+            .flat_map(|p| p.lines().map(unquote))
+            .collect::<Vec<_>>())
+    });
+    match parts.into_iter().collect::<anyhow::Result<Vec<_>>>() {
+        Ok(parts) => parts.concat(),
+        Err(_) => body.lines().map(unquote).collect(),
+    }
+}
+
+/// Where the walk down the lines has got to: per quote depth, and the
+/// depth of the last line with text.
+#[derive(Clone, Default)]
+struct Walk {
+    states: Vec<DepthState>,
+    last_depth: usize,
+}
+
+impl Walk {
+    /// Nothing is open at any depth (no diff, signature or settings),
+    /// so the lines ahead read as from the top of a body. The last
+    /// depth then makes no difference: it only ever closes a signature.
+    fn is_fresh(&self) -> bool {
+        self.states.iter().all(|s| *s == DepthState::default())
+    }
+}
+
+/// The readable lines of `raw`. A big body is cut at blank lines into
+/// pieces walked on every core, each as from the top; a piece whose
+/// walk should have started with something open (a diff, a signature
+/// running across the cut) is walked again, in order, from where the
+/// piece before it ended. The result is the one walk's from the top,
+/// whatever the cuts.
+fn walk_all<'a>(raw: &[(usize, &'a str)], dropped: &[bool]) -> Vec<Line<'a>> {
+    let threads = crate::util::ncpus();
+    if threads == 1 || raw.len() < PARALLEL_LINES {
+        return walk(raw, 0..raw.len(), Walk::default(), dropped).0;
+    }
+    walk_in_pieces(
+        raw,
+        dropped,
+        &blank_cuts(raw, threads * PIECES_PER_CORE),
+        threads,
+    )
+}
+
+fn walk_in_pieces<'a>(
+    raw: &[(usize, &'a str)],
+    dropped: &[bool],
+    pieces: &[std::ops::Range<usize>],
+    threads: usize,
+) -> Vec<Line<'a>> {
+    let walked = crate::util::par_chunks(pieces, threads, |_, ps| {
+        Ok(ps
+            .iter()
+            .map(|r| walk(raw, r.clone(), Walk::default(), dropped))
+            .collect::<Vec<_>>())
+    });
+    let Ok(walked) = walked.into_iter().collect::<anyhow::Result<Vec<_>>>() else {
+        return walk(raw, 0..raw.len(), Walk::default(), dropped).0;
+    };
     let mut out = Vec::with_capacity(raw.len());
-    let mut last_depth = 0;
-    for (i, &(depth, text)) in raw.iter().enumerate() {
-        if states.len() <= depth {
-            states.resize(depth + 1, DepthState::default());
+    let mut carry = Walk::default();
+    for (range, (lines, end)) in pieces.iter().zip(walked.into_iter().flatten()) {
+        let (mut lines, end) = match carry.is_fresh() {
+            true => (lines, end),
+            false => walk(raw, range.clone(), carry, dropped),
+        };
+        out.append(&mut lines);
+        carry = end;
+    }
+    out
+}
+
+/// `n` ranges of about equal length over `raw`, each cut at the first
+/// blank line after its share, where nothing but a diff runs on.
+fn blank_cuts(raw: &[(usize, &str)], n: usize) -> Vec<std::ops::Range<usize>> {
+    let mut cuts = vec![0];
+    for k in 1..n {
+        let from = (raw.len() * k / n).max(cuts[cuts.len() - 1]);
+        let blank = raw[from..]
+            .iter()
+            .take(10_000)
+            .position(|(_, t)| t.trim().is_empty());
+        cuts.push(from + blank.unwrap_or(0));
+    }
+    cuts.push(raw.len());
+    cuts.dedup();
+    cuts.windows(2).map(|w| w[0]..w[1]).collect()
+}
+
+/// The lines of `raw` in `range`, read from where `w` had got to; and
+/// where it got to at the end.
+fn walk<'a>(
+    raw: &[(usize, &'a str)],
+    range: std::ops::Range<usize>,
+    mut w: Walk,
+    dropped: &[bool],
+) -> (Vec<Line<'a>>, Walk) {
+    let mut out = Vec::with_capacity(range.len());
+    for i in range {
+        let (depth, text) = raw[i];
+        if w.states.len() <= depth {
+            w.states.resize(depth + 1, DepthState::default());
         }
         // `-- ` ends a message even inside a hunk whose counts are off.
         if text == "-- " {
-            states[depth].in_diff = false;
+            w.states[depth].in_diff = false;
         }
         let text = measured_by_kernel(text.trim_end());
-        if !text.is_empty() && depth != last_depth {
+        if !text.is_empty() && depth != w.last_depth {
             // A signature ends where text at another depth begins.
-            states[last_depth].in_signature = false;
+            w.states[w.last_depth].in_signature = false;
         }
         if !text.is_empty() {
-            last_depth = depth;
+            w.last_depth = depth;
         }
         let next_same = raw[i + 1..]
             .iter()
@@ -78,12 +215,11 @@ pub fn readable(body: &str) -> Vec<Line<'_>> {
         // it at its depth: mail clients strip the space, and people also
         // use `--` to close a pasted file, with their results after it.
         let tail_is_short = raw[i].1 != "--" || short_tail(&raw[i + 1..], depth);
-        let mut kept = keep_line(&mut states[depth], text, next_same, tail_is_short);
-        if kept == Kept::Text && (wrapped_log_record(&raw, i) || continues_command(&raw, i)) {
+        let mut kept = keep_line(&mut w.states[depth], text, next_same, tail_is_short);
+        if kept == Kept::Text && (wrapped_log_record(raw, i) || continues_command(raw, i)) {
             kept = Kept::Other;
         }
-        let keep =
-            text.len() <= MAX_LINE && kept == Kept::Text && !script[i] && !progress[i] && !ticks[i];
+        let keep = text.len() <= MAX_LINE && kept == Kept::Text && !dropped[i];
         out.push(Line {
             depth,
             text: if keep { text } else { "" },
@@ -91,7 +227,7 @@ pub fn readable(body: &str) -> Vec<Line<'_>> {
             in_diff: kept == Kept::Diff,
         });
     }
-    out
+    (out, w)
 }
 
 /// The last line of a command continued with `\` (`  -c fsync -c
@@ -650,6 +786,41 @@ fn measured_by_kernel(text: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A body cut anywhere, even inside a hunk, a signature or a
+    /// settings print, reads as the whole body read at once.
+    #[test]
+    fn pieces_read_as_the_whole() {
+        let body = "Results:\r\n\n\tdelay\tbefore\n\t1\t9.97\n\n\
+            # cat /sys/fs/cgroup/io.cost.qos\n8:16 enable=1 rpct=95.00\n\n\
+            > quoted 12 IOPS\n>> deeper: 3 ms\n> back 4 ms\n\n\
+            diff --git a/x.c b/x.c\n--- a/x.c\n+++ b/x.c\n@@ -1,3 +1,3 @@\n int a;\n\n-int b = 1;\n+int b = 2;\n\n\
+            after the diff: 120 IOPS\n-- \nSig 1 line\n\n> a reply 7 ms\nlast 9 ms";
+        for n in [1, 2, 3, 7, 40] {
+            assert_eq!(
+                raw_lines_in(body, n, 2),
+                body.lines().map(unquote).collect::<Vec<_>>()
+            );
+        }
+        let raw: Vec<(usize, &str)> = body.lines().map(unquote).collect();
+        let dropped = vec![false; raw.len()];
+        let whole = walk(&raw, 0..raw.len(), Walk::default(), &dropped).0;
+        // The body opens a diff, a signature and a settings print.
+        let kept = |t: &str| whole.iter().any(|l| l.text == t);
+        assert!(whole.iter().any(|l| l.in_diff) && kept("after the diff: 120 IOPS"));
+        assert!(!kept("Sig 1 line") && !kept("8:16 enable=1 rpct=95.00") && kept("last 9 ms"));
+        for step in 1..raw.len() {
+            let pieces: Vec<_> = (0..raw.len())
+                .step_by(step)
+                .map(|a| a..(a + step).min(raw.len()))
+                .collect();
+            assert_eq!(
+                walk_in_pieces(&raw, &dropped, &pieces, 2),
+                whole,
+                "cut every {step}"
+            );
+        }
+    }
 
     fn texts(body: &str) -> Vec<(usize, String)> {
         readable(body)

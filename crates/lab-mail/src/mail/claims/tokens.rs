@@ -390,9 +390,9 @@ pub fn scan(line: &str, conv: Convention) -> Vec<Tok<'_>> {
         }
         if nums.is_empty() {
             // A unit on its own belongs to the number before it.
-            if let Some(unit) = parse_unit(word).or_else(|| size_unit(word))
-                && let Some(Tok::Num(last)) = out.last_mut()
+            if let Some(Tok::Num(last)) = out.last_mut()
                 && last.unit.is_none()
+                && let Some(unit) = parse_unit(word).or_else(|| size_unit(word))
                 && !is_bare_word_unit(word)
             {
                 // `1M IOPS` is a rate, not a block size.
@@ -503,6 +503,11 @@ type Found = (f64, Option<Unit>, Option<String>, bool);
 /// `28.74(baseline)`), or two for a range (`180000-180000msec`,
 /// `527MiB/s-527MiB/s`).
 fn numbers_in(word: &str, conv: Convention) -> Vec<Found> {
+    // Every form below has a digit; most words of a sentence have none,
+    // and the duration pattern would be tried on each of them.
+    if !word.bytes().any(|b| b.is_ascii_digit()) {
+        return Vec::new();
+    }
     // `28.74(baseline)`: the word in brackets names the number.
     if let Some((num, rest)) = word.split_once('(')
         && let Some(note) = rest.strip_suffix(')').or(Some(rest))

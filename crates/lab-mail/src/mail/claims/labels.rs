@@ -234,16 +234,19 @@ struct LabelValue {
     parts: Vec<(String, Cell)>,
 }
 
-/// `label: value ...` where value starts with a number (and a unit); the
-/// words after it (`(avg of 3 runs)`) are not part of it. A value may be
-/// a change, `before -> after`.
-fn label_value(line: &str) -> Option<LabelValue> {
-    static LABEL_VALUE: LazyLock<Regex> = LazyLock::new(|| {
-        // A colon in brackets is part of the label, no separator:
-        // `Elapsed (wall clock) time (h:mm:ss or m:ss): 0:02.04`.
-        Regex::new(r"^\s*(?:[-*•]\s+)?([A-Za-z](?:[A-Za-z0-9 _./()%+-]|\([^()\n:]{0,15}:[^()\n]{0,15}\)){0,40}?)\s*[:=]\s+(\S.*?)\s*$")
-            .expect("constant regex")
-    });
+/// `label: value` or `label = value`: a label of at most 41 words'
+/// characters (a bracketed part with a colon counts as one), the
+/// separator with a space after it, and the value.
+static LABEL_VALUE: LazyLock<Regex> = LazyLock::new(|| {
+    // A colon in brackets is part of the label, no separator:
+    // `Elapsed (wall clock) time (h:mm:ss or m:ss): 0:02.04`.
+    Regex::new(r"^\s*(?:[-*•]\s+)?([A-Za-z](?:[A-Za-z0-9 _./()%+-]|\([^()\n:]{0,15}:[^()\n]{0,15}\)){0,40}?)\s*[:=]\s+(\S.*?)\s*$")
+        .expect("constant regex")
+});
+
+/// The label and the value of a `label: value` line, as
+/// [`LABEL_VALUE`] captures them.
+fn split_label(line: &str) -> Option<(&str, &str)> {
     // The pattern needs a separator with a space after it; most lines
     // have none, and capturing is the dear part of a regex.
     let separated = line
@@ -252,13 +255,34 @@ fn label_value(line: &str) -> Option<LabelValue> {
     if !separated {
         return None;
     }
-    let c = LABEL_VALUE.captures(line)?;
+    // The label's bound, `{0,40}`, makes a pattern so big that the
+    // engine clears kilobytes of state for every line it captures in (a
+    // tenth of all the work on a big thread). The same pattern without
+    // the bound finds the same match whenever its label is that short,
+    // as a lazy repetition tries the shortest label first; the bounded
+    // one decides only for a longer label.
+    static UNBOUNDED: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(&LABEL_VALUE.as_str().replacen("{0,40}?", "*?", 1)).expect("constant regex")
+    });
+    let c = UNBOUNDED.captures(line)?;
+    let c = match c[1].chars().count() <= 41 {
+        true => c,
+        false => LABEL_VALUE.captures(line)?,
+    };
+    Some((c.get(1)?.as_str(), c.get(2)?.as_str()))
+}
+
+/// `label: value ...` where value starts with a number (and a unit); the
+/// words after it (`(avg of 3 runs)`) are not part of it. A value may be
+/// a change, `before -> after`.
+fn label_value(line: &str) -> Option<LabelValue> {
+    let (label, value) = split_label(line)?;
     // A sysctl setting or a traced call is `name = value` too.
     if super::never::never_claims(line) {
         return None;
     }
-    let label = c[1].trim().to_string();
-    let value = c[2].trim();
+    let label = label.trim().to_string();
+    let value = value.trim();
     let arrow = ["-->", "->", "→", "=>"]
         .iter()
         .find_map(|a| value.split_once(a))
@@ -512,4 +536,43 @@ fn describes_machine(l: &str) -> bool {
         || PARTS.contains(&first) && described
         || l.ends_with(" sizes")
         || label_unit(l).is_some_and(|u| u.kind == crate::mail::model::UnitKind::Frequency)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The unbounded pattern with its length check reads every line as
+    /// the bounded pattern alone does.
+    #[test]
+    fn split_label_reads_as_the_bounded_pattern() {
+        let long = format!("{}: 5 ms", "a".repeat(41));
+        let longer = format!("{}: 5 ms", "a".repeat(42));
+        let grouped = format!(
+            "{} (h:mm:ss or m:ss){}: 0:02.04",
+            "b".repeat(30),
+            "c".repeat(9)
+        );
+        let lines = [
+            "before: 120k IOPS",
+            "- p99 latency = 3151 us",
+            "Elapsed (wall clock) time (h:mm:ss or m:ss): 0:02.04",
+            "nr_task: 1",
+            "no separator here",
+            "a:b",
+            "  read : io=1024MB, bw=5000KB/s",
+            long.as_str(),
+            longer.as_str(),
+            grouped.as_str(),
+            "x = ",
+            "1abc: 4",
+        ];
+        for line in lines {
+            let bounded = LABEL_VALUE
+                .captures(line)
+                .map(|c| (c.get(1).unwrap().as_str(), c.get(2).unwrap().as_str()));
+            assert_eq!(split_label(line), bounded, "{line}");
+        }
+        assert!(split_label(&long).is_some() && split_label(&longer).is_none());
+    }
 }

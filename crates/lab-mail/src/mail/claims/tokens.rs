@@ -259,7 +259,9 @@ pub fn scan(line: &str, conv: Convention) -> Vec<Tok<'_>> {
         } else {
             word
         };
-        let at = at + raw.find(word).unwrap_or(0);
+        // `word` is `raw` with punctuation taken off its ends: where it
+        // starts in `raw` is where its bytes do.
+        let at = at + (word.as_ptr() as usize - raw.as_ptr() as usize);
         if word.is_empty() {
             continue;
         }
@@ -280,7 +282,14 @@ pub fn scan(line: &str, conv: Convention) -> Vec<Tok<'_>> {
             out.push(Tok::Word { text: word, at });
             continue;
         }
-        let lower = word.to_lowercase();
+        // Most words are lower case already, and need no copy.
+        let lower: std::borrow::Cow<str> = match word
+            .bytes()
+            .any(|b| b.is_ascii_uppercase() || !b.is_ascii())
+        {
+            true => word.to_lowercase().into(),
+            false => word.into(),
+        };
         // `8 jobs`: the word after the number says it is a parameter;
         // also over a size between them (`524288 512-byte sectors`).
         let sized = |w: &str| {
@@ -323,7 +332,7 @@ pub fn scan(line: &str, conv: Convention) -> Vec<Tok<'_>> {
         // `QD 32`: the name stands alone before its number.
         // `Target Id: 0`: an identifier, named with its colon (top's
         // `0.0 id,` is the idle share after its number).
-        if PARAMETER_NAMES.contains(&lower.as_str()) || raw.eq_ignore_ascii_case("id:") {
+        if PARAMETER_NAMES.contains(&&*lower) || raw.eq_ignore_ascii_case("id:") {
             pending_param = true;
             out.push(Tok::Word { text: word, at });
             continue;

@@ -66,37 +66,36 @@ pub fn split(line: &str) -> Vec<Cell> {
         line
     };
     let wide = line.trim().contains('\t') || line.trim().contains("  ");
+    // A cell is a stretch of the line: its first byte, one past its
+    // last character that is no space, and its column.
     let mut cells = Vec::new();
     let mut col = 0;
-    let mut cur = String::new();
-    let mut start = 0;
+    let mut cur: Option<(usize, usize, usize)> = None;
     let mut spaces = 0;
-    for ch in line.chars() {
+    let cell = |(from, to, start): (usize, usize, usize), end: usize| Cell {
+        start,
+        end,
+        text: line[from..to].to_string(),
+    };
+    for (at, ch) in line.char_indices() {
         let sep_now = ch == '\t' || (ch == ' ' && !wide);
         if ch == ' ' && wide {
             spaces += 1;
         } else if !sep_now {
-            if spaces >= 2 && !cur.is_empty() {
-                cells.push(Cell {
-                    start,
-                    end: col - spaces,
-                    text: std::mem::take(&mut cur),
-                });
-            } else if !cur.is_empty() {
-                cur.extend(std::iter::repeat_n(' ', spaces));
+            // Two spaces or more end a cell; one is part of it.
+            if spaces >= 2
+                && let Some(c) = cur.take()
+            {
+                cells.push(cell(c, col - spaces));
             }
             spaces = 0;
-            if cur.is_empty() {
-                start = col;
+            match &mut cur {
+                Some((_, to, _)) => *to = at + ch.len_utf8(),
+                None => cur = Some((at, at + ch.len_utf8(), col)),
             }
-            cur.push(ch);
         } else {
-            if !cur.is_empty() {
-                cells.push(Cell {
-                    start,
-                    end: col - spaces,
-                    text: std::mem::take(&mut cur),
-                });
+            if let Some(c) = cur.take() {
+                cells.push(cell(c, col - spaces));
             }
             spaces = 0;
         }
@@ -106,12 +105,8 @@ pub fn split(line: &str) -> Vec<Cell> {
             col + 1
         };
     }
-    if !cur.is_empty() {
-        cells.push(Cell {
-            start,
-            end: col - spaces,
-            text: cur,
-        });
+    if let Some(c) = cur {
+        cells.push(cell(c, col - spaces));
     }
     cells
 }

@@ -27,7 +27,10 @@ fn number_prefix(s: &str) -> Option<(f64, &str, usize)> {
         return None;
     }
     let m = NUMBER.find(s)?;
-    let digits = m.as_str().replace(',', "");
+    let digits: std::borrow::Cow<str> = match m.as_str().contains(',') {
+        true => m.as_str().replace(',', "").into(),
+        false => m.as_str().into(),
+    };
     let rest = &s[m.end()..];
     if let Some((power, tail)) = multiplier(rest)
         && !digits.contains(['e', 'E'])

@@ -40,6 +40,10 @@ impl Convention {
             }
             let (mut continental, mut us) = (false, false);
             for word in line.split_whitespace() {
+                // A word without a digit is neither.
+                if !word.bytes().any(|b| b.is_ascii_digit()) {
+                    continue;
+                }
                 let w = word.trim_matches(|c: char| !c.is_ascii_digit());
                 if only_continental(w) {
                     if w.contains('.') {
@@ -84,11 +88,11 @@ pub fn only_continental(w: &str) -> bool {
     {
         return false;
     }
-    let groups: Vec<&str> = w.split('.').collect();
-    let dotted_thousands = groups.len() >= 3
-        && groups[1..groups.len() - 1].iter().all(|g| g.len() == 3)
-        && groups
-            .last()
+    let groups = w.split('.').count();
+    let dotted_thousands = groups >= 3
+        && w.split('.').skip(1).take(groups - 2).all(|g| g.len() == 3)
+        && w.rsplit('.')
+            .next()
             .is_some_and(|g| g.split(',').next().is_some_and(|h| h.len() == 3));
     if dotted_thousands {
         return true;

@@ -26,18 +26,66 @@ fn number_prefix(s: &str) -> Option<(f64, &str, usize)> {
     {
         return None;
     }
-    let m = NUMBER.find(s)?;
-    let digits: std::borrow::Cow<str> = match m.as_str().contains(',') {
-        true => m.as_str().replace(',', "").into(),
-        false => m.as_str().into(),
+    let end = number_len(s)?;
+    let written = &s[..end];
+    let digits: std::borrow::Cow<str> = match written.contains(',') {
+        true => written.replace(',', "").into(),
+        false => written.into(),
     };
-    let rest = &s[m.end()..];
+    let rest = &s[end..];
     if let Some((power, tail)) = multiplier(rest)
         && !digits.contains(['e', 'E'])
     {
-        return Some((shift(&digits, power)?, tail, m.end()));
+        return Some((shift(&digits, power)?, tail, end));
     }
-    Some((finite(&digits)?, rest, m.end()))
+    Some((finite(&digits)?, rest, end))
+}
+
+/// The length of the number [`NUMBER`] finds at the start of `s`. A
+/// cell is read by hand, byte by byte, as the pattern reads it: the
+/// pattern's search costs hundreds of instructions to start, and
+/// numbers are read half a million times in a 4 MB message. Text that
+/// is not ASCII goes to the pattern, whose `\d` takes any script's
+/// digits.
+fn number_len(s: &str) -> Option<usize> {
+    if !s.is_ascii() {
+        return NUMBER.find(s).map(|m| m.end());
+    }
+    let b = s.as_bytes();
+    let digits_from = |i: usize| {
+        b[i.min(b.len())..]
+            .iter()
+            .take_while(|c| c.is_ascii_digit())
+            .count()
+    };
+    let sign = usize::from(matches!(b.first(), Some(b'+' | b'-')));
+    let lead = digits_from(sign);
+    let mut i = sign + lead;
+    // `1,234,567`: one to three digits, then groups of a comma and three.
+    let group_at = |i: usize| b.get(i) == Some(&b',') && digits_from(i + 1) >= 3;
+    if (1..=3).contains(&lead) && group_at(i) {
+        while group_at(i) {
+            i += 4;
+        }
+    }
+    if lead > 0 {
+        if b.get(i) == Some(&b'.') && digits_from(i + 1) > 0 {
+            i += 1 + digits_from(i + 1);
+        }
+    } else if b.get(i) == Some(&b'.') && digits_from(i + 1) > 0 {
+        i += 1 + digits_from(i + 1);
+    } else {
+        return None;
+    }
+    // `5.727e+09`: an exponent, when digits follow.
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        let sign = usize::from(matches!(b.get(i + 1), Some(b'+' | b'-')));
+        let n = digits_from(i + 1 + sign);
+        if n > 0 {
+            i += 1 + sign + n;
+        }
+    }
+    Some(i)
 }
 
 /// The number the digits write, when an f64 holds it: `1e999` would be
@@ -264,6 +312,36 @@ fn spread_of(s: &str) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The hand reading finds what the pattern finds, on every string
+    /// of up to five characters from the pattern's alphabet and more.
+    #[test]
+    fn number_len_reads_as_the_pattern() {
+        let alphabet = ['1', '0', ',', '.', 'e', '+', '-', 'k', ' '];
+        let mut words = vec![String::new()];
+        for _ in 0..5 {
+            let longer: Vec<String> = words
+                .iter()
+                .flat_map(|w| alphabet.iter().map(move |c| format!("{w}{c}")))
+                .collect();
+            words.extend(longer);
+        }
+        words.extend(
+            [
+                "1,234,567.89e-3",
+                "12,3456",
+                "1234,567",
+                "1,23",
+                "٣",
+                "1٣",
+                "-.5E+2x",
+            ]
+            .map(String::from),
+        );
+        for w in &words {
+            assert_eq!(number_len(w), NUMBER.find(w).map(|m| m.end()), "{w:?}");
+        }
+    }
 
     fn num(s: &str) -> (f64, Option<String>, Option<f64>) {
         match parse_cell(s) {

@@ -234,9 +234,9 @@ struct LabelValue {
     parts: Vec<(String, Cell)>,
 }
 
-/// `label: value` or `label = value`: a label of at most 41 words'
-/// characters (a bracketed part with a colon counts as one), the
-/// separator with a space after it, and the value.
+/// `label: value` or `label = value`: a label of a letter and at most
+/// 40 more characters (a bracketed part holding a colon counts as one),
+/// the separator with a space after it, and the value.
 static LABEL_VALUE: LazyLock<Regex> = LazyLock::new(|| {
     // A colon in brackets is part of the label, no separator:
     // `Elapsed (wall clock) time (h:mm:ss or m:ss): 0:02.04`.

@@ -72,17 +72,14 @@ fn raw_lines(body: &str) -> Vec<(usize, &str)> {
 }
 
 fn raw_lines_in(body: &str, n: usize, threads: usize) -> Vec<(usize, &str)> {
-    let mut cuts = vec![0];
-    for k in 1..n {
-        let from = (body.len() * k / n).max(cuts[cuts.len() - 1]);
-        match body.as_bytes()[from..].iter().position(|&b| b == b'\n') {
-            Some(p) => cuts.push(from + p + 1),
-            None => break,
-        }
-    }
-    cuts.push(body.len());
-    cuts.dedup();
-    let pieces: Vec<&str> = cuts.windows(2).map(|w| &body[w[0]..w[1]]).collect();
+    let ends = |from: usize| {
+        let p = body.as_bytes()[from..].iter().position(|&b| b == b'\n')?;
+        Some(from + p + 1)
+    };
+    let pieces: Vec<&str> = even_cuts(body.len(), n, ends)
+        .into_iter()
+        .map(|r| &body[r])
+        .collect();
     let parts = crate::util::par_chunks(&pieces, threads, |_, ps| {
         Ok(ps
             .iter()
@@ -162,16 +159,33 @@ fn walk_in_pieces<'a>(
 /// `n` ranges of about equal length over `raw`, each cut at the first
 /// blank line after its share, where nothing but a diff runs on.
 fn blank_cuts(raw: &[(usize, &str)], n: usize) -> Vec<std::ops::Range<usize>> {
-    let mut cuts = vec![0];
-    for k in 1..n {
-        let from = (raw.len() * k / n).max(cuts[cuts.len() - 1]);
-        let blank = raw[from..]
+    let blank = |from: usize| {
+        let b = raw[from..]
             .iter()
             .take(10_000)
             .position(|(_, t)| t.trim().is_empty());
-        cuts.push(from + blank.unwrap_or(0));
+        Some(from + b.unwrap_or(0))
+    };
+    even_cuts(raw.len(), n, blank)
+}
+
+/// At most `n` ranges that tile `0..len`, of about equal length: each
+/// cut is where `boundary` puts it at or after its share (no more cuts
+/// when it finds none).
+fn even_cuts(
+    len: usize,
+    n: usize,
+    boundary: impl Fn(usize) -> Option<usize>,
+) -> Vec<std::ops::Range<usize>> {
+    let mut cuts = vec![0];
+    for k in 1..n {
+        let from = (len * k / n).max(cuts[cuts.len() - 1]);
+        match boundary(from) {
+            Some(at) => cuts.push(at.min(len)),
+            None => break,
+        }
     }
-    cuts.push(raw.len());
+    cuts.push(len);
     cuts.dedup();
     cuts.windows(2).map(|w| w[0]..w[1]).collect()
 }
@@ -803,6 +817,11 @@ mod tests {
             );
         }
         let raw: Vec<(usize, &str)> = body.lines().map(unquote).collect();
+        for n in [1, 2, 5, 40] {
+            let cuts = blank_cuts(&raw, n);
+            assert_eq!((cuts[0].start, cuts[cuts.len() - 1].end), (0, raw.len()));
+            assert!(cuts.windows(2).all(|w| w[0].end == w[1].start));
+        }
         let dropped = vec![false; raw.len()];
         let whole = walk(&raw, 0..raw.len(), Walk::default(), &dropped).0;
         // The body opens a diff, a signature and a settings print.

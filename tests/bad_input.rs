@@ -160,6 +160,36 @@ fn rows() -> Vec<Row> {
             &["m.yaml", "filename '/dev/nvme0n1'", "known: /dev/nullb0, /dev/mapper/d"],
         ),
         plan_row(
+            "a cgroup limit that is no rate, a name that is no directory, a second cgroup",
+            with(
+                "workload:",
+                "  - cgroup: {name: lab, device: /dev/mapper/d, rbps: \"{{ delay }}0 IOPS\"}\nworkload:",
+            ),
+            3,
+            &["m.yaml:14:", "cgroup.rbps '10 IOPS'", "a rate such as 10MB/s"],
+        ),
+        plan_row(
+            "a cgroup named with a path",
+            with("workload:", "  - cgroup: {name: ../x, device: /dev/nullb0, wbps: max}\nworkload:"),
+            3,
+            &["m.yaml:14:", "cgroup.name '../x'"],
+        ),
+        plan_row(
+            "two cgroups in a cell",
+            with(
+                "workload:",
+                "  - cgroup: {name: a, device: /dev/nullb0, wbps: max}\n  - cgroup: {name: b, device: /dev/nullb0, wbps: max}\nworkload:",
+            ),
+            3,
+            &["m.yaml:15:", "runs in one cgroup"],
+        ),
+        plan_row(
+            "a cgroup on a device nothing makes",
+            with("workload:", "  - cgroup: {name: a, device: /dev/nvme0n1, wiops: 5k IOPS}\nworkload:"),
+            3,
+            &["m.yaml:14:", "cgroup.device '/dev/nvme0n1'"],
+        ),
+        plan_row(
             "fio numjobs that is no number (lkp's 50%)",
             with("filename: /dev/mapper/d,", "filename: /dev/mapper/d, numjobs: \"50%\","),
             3,

@@ -5,7 +5,7 @@ use super::knob::{self, Knob};
 use super::ssh::Session;
 use crate::matrix::DmTarget;
 use crate::matrix::SetupStep;
-use crate::matrix::schema::DmDef;
+use crate::matrix::schema::{CgroupDef, DmDef};
 pub use crate::record::guest::StepRecord;
 use anyhow::{Result, bail};
 
@@ -84,6 +84,63 @@ pub fn describe(step: &SetupStep) -> String {
         SetupStep::Mkfs(m) => format!("mkfs.{} {}", m.fs, m.device),
         SetupStep::Mount(m) => format!("mount {} {}", m.device, m.dir),
         SetupStep::Shell(s) => format!("shell {}", s.run),
+        SetupStep::Cgroup(c) => format!("cgroup {} on {}", c.name, c.device),
+    }
+}
+
+/// The commands that make a cgroup v2 group with its `io.max` limits on
+/// one device, and remove it. cgroup2 is mounted at its usual place if
+/// nothing is there, the io controller is turned on for the root's
+/// children, and the limits are read back from `io.max`: a kernel that
+/// ignores or rewrites a limit fails the step, naming what it read.
+/// The device's number comes from its node, so a /dev/mapper name works.
+pub fn cgroup_commands(c: &CgroupDef) -> Result<(String, String)> {
+    use crate::matrix::cgroup::ROOT;
+    let limits = c.limits().map_err(|e| anyhow::anyhow!(e))?;
+    let want: Vec<String> = limits.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    // io.max lists a device only while one of its limits is not `max`.
+    let all_max = limits.iter().all(|(_, v)| v == "max");
+    let dir = q(&format!("{ROOT}/{}", c.name));
+    let root = q(ROOT);
+    // Once the group exists, a failure removes it again: the step's undo
+    // runs only for a step that succeeded.
+    let make = format!(
+        "grep -q \"^[^ ]* {ROOT} cgroup2 \" /proc/mounts || mount -t cgroup2 none {root} || exit 1; \
+         grep -qw io {root}/cgroup.controllers || {{ echo 'cgroup2 has no io controller: the kernel needs CONFIG_BLK_CGROUP' >&2; exit 1; }}; \
+         echo +io > {root}/cgroup.subtree_control && mkdir {dir} || exit 1; \
+         lab_fail() {{ echo \"$1\" >&2; rmdir {dir}; exit 1; }}; \
+         lab_mm=$(stat -L -c %t:%T {dev}) || lab_fail 'no device number for {dev_text}'; \
+         lab_dev=$((0x${{lab_mm%:*}})):$((0x${{lab_mm#*:}})); \
+         echo \"$lab_dev {want}\" > {dir}/io.max || lab_fail 'io.max refused the limits'; \
+         lab_got=$(grep \"^$lab_dev \" {dir}/io.max); \
+         if [ -z \"$lab_got\" ]; then [ {all_max} = true ] || lab_fail \"io.max reads back no line for $lab_dev\"; \
+         else for lab_kv in {want}; do case \" $lab_got \" in *\" $lab_kv \"*) ;; \
+         *) lab_fail \"io.max reads back '$lab_got', not $lab_kv\";; esac; done; fi",
+        dev = q(&c.device),
+        dev_text = c.device.replace('\'', ""),
+        want = want.join(" "),
+    );
+    // fio's processes have exited when teardown runs; a moment's wait
+    // covers a child the kernel has not reaped yet.
+    let remove = format!("rmdir {dir} 2>/dev/null || {{ sleep 0.5; rmdir {dir}; }}");
+    Ok((make, remove))
+}
+
+/// The workload's command line, run in the cell's cgroup if its setup
+/// makes one: a shell puts itself in the group, then becomes a shell
+/// running the command as written, so every process the workload starts
+/// is in the group.
+pub fn in_cgroup(steps: &[SetupStep], cmd: String) -> String {
+    match crate::matrix::cgroup::of_cell(steps) {
+        Some(c) => {
+            let procs = q(&format!("{}/{}/cgroup.procs", crate::matrix::cgroup::ROOT, c.name));
+            format!(
+                "sh -c {} lab {}",
+                q(&format!("echo $$ > {procs} && exec sh -c \"$1\"")),
+                q(&cmd)
+            )
+        }
+        None => cmd,
     }
 }
 
@@ -225,6 +282,10 @@ pub fn as_shell(step: &SetupStep) -> Option<Result<(String, Option<String>)>> {
             (cmd, Some(umount))
         }
         SetupStep::Shell(sh) => (sh.run.clone(), sh.undo.clone()),
+        SetupStep::Cgroup(c) => match cgroup_commands(c) {
+            Ok((make, remove)) => (make, Some(remove)),
+            Err(e) => return Some(Err(e)),
+        },
         SetupStep::Knob(_) | SetupStep::ModuleParam(_) => return None,
     }))
 }
@@ -397,5 +458,41 @@ mod tests {
             "mkdir -p '/mnt/x y' && mount -t xfs -o noatime,logbsize=256k /dev/mapper/d '/mnt/x y'"
         );
         assert_eq!(u, "umount '/mnt/x y'");
+    }
+
+    fn cgroup(rbps: &str) -> crate::matrix::schema::CgroupDef {
+        crate::matrix::schema::CgroupDef {
+            name: "lab".into(),
+            device: "/dev/mapper/a b".into(),
+            rbps: Some(Scalar::Str(rbps.into())),
+            wbps: None,
+            riops: None,
+            wiops: Some(Scalar::Int(100)),
+        }
+    }
+
+    /// The cgroup step's commands are one shell each (checked by `sh -n`),
+    /// with the limits as the kernel takes them and the device quoted;
+    /// the workload's command runs, as written, under a shell that moves
+    /// itself into the group.
+    #[test]
+    fn a_cgroup_step_is_two_shell_commands_and_wraps_the_workload() {
+        let (make, remove) = cgroup_commands(&cgroup("10MB/s")).unwrap();
+        for c in [&make, &remove] {
+            let ok = std::process::Command::new("sh").args(["-n", "-c", c]).status().unwrap();
+            assert!(ok.success(), "{c}");
+        }
+        assert!(make.contains("rbps=10000000 wiops=100"), "{make}");
+        assert!(make.contains("'/dev/mapper/a b'"), "{make}");
+        assert!(remove.starts_with("rmdir /sys/fs/cgroup/lab"), "{remove}");
+        assert!(cgroup_commands(&cgroup("fast")).is_err());
+
+        let steps = [SetupStep::Cgroup(cgroup("max"))];
+        let w = in_cgroup(&steps, "fio --name='a b' --rw=read".into());
+        assert_eq!(
+            w,
+            "sh -c 'echo $$ > /sys/fs/cgroup/lab/cgroup.procs && exec sh -c \"$1\"' lab 'fio --name='\\''a b'\\'' --rw=read'"
+        );
+        assert_eq!(in_cgroup(&[], "fio".into()), "fio");
     }
 }

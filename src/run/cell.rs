@@ -203,15 +203,20 @@ async fn workload(
     let out = match &cell.workload {
         None => return Ok(vec![]),
         Some(Workload::Fio(def)) => {
-            b.ssh
-                .exec(&perf_wrap(perf, &bench::fio::command_line(def)))
-                .await?
+            let fio = setup::in_cgroup(&cell.setup, bench::fio::command_line(def));
+            b.ssh.exec(&perf_wrap(perf, &fio)).await?
         }
         Some(Workload::Command(def)) => {
             let run = format!("sh -c {}", crate::util::shell_quote(&def.run));
             match perf {
-                Some(_) => b.ssh.exec(&perf_wrap(perf, &run)).await?,
-                None => b.ssh.exec(&def.run).await?,
+                Some(_) => {
+                    let run = setup::in_cgroup(&cell.setup, run);
+                    b.ssh.exec(&perf_wrap(perf, &run)).await?
+                }
+                None => {
+                    let run = setup::in_cgroup(&cell.setup, def.run.clone());
+                    b.ssh.exec(&run).await?
+                }
             }
         }
     };

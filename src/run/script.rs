@@ -69,7 +69,8 @@ pub fn plan(cell: &CellSpec, perf: Option<&Perf>) -> Result<Option<CellScript>> 
         None => None,
         Some(Workload::Fio(def)) => Some(crate::bench::fio::command_line(def)),
         Some(Workload::Command(c)) => Some(c.run.clone()),
-    };
+    }
+    .map(|w| setup::in_cgroup(&cell.setup, w));
     let token = crate::util::random_token();
     let q = crate::util::shell_quote;
     // Builtins only between commands: each program started costs 5 to

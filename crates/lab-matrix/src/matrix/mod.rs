@@ -5,6 +5,7 @@
 //! tested without a kernel in sight.
 
 mod arch;
+pub mod cgroup;
 mod checks;
 pub mod claims;
 pub mod derived;
@@ -341,6 +342,7 @@ fn validate(path: &Path, text: &str, f: MatrixFile, max_cells: usize) -> Result<
         .map(|(n, vs)| (n.clone(), vs.iter().map(Scalar::to_json).collect()))
         .collect();
     common.extend(fs::config_fragment(&setup, &common, &axes_json));
+    common.extend(cgroup::config_fragment(&setup, &common));
     let m = Matrix {
         path: path.to_path_buf(),
         name: f.name,

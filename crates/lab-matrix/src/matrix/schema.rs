@@ -316,6 +316,9 @@ pub enum SetupStep {
     Mount(MountDef),
     /// A shell command, with an optional command that undoes it.
     Shell(ShellDef),
+    /// A cgroup v2 group the workload runs in, with `io.max` limits on
+    /// one device (`matrix::cgroup`).
+    Cgroup(CgroupDef),
 }
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
@@ -398,6 +401,26 @@ pub struct MountDef {
     pub fs: Option<String>,
     #[serde(default)]
     pub options: String,
+}
+
+/// `cgroup: {name: lab, device: /dev/nullb0, rbps: 10MB/s}`: the group
+/// is made under the cgroup2 root with the io controller on, its limits
+/// are written to `io.max` for the device and read back, the workload
+/// runs in it, and teardown removes it. Values are templates.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct CgroupDef {
+    pub name: String,
+    /// The device the limits apply to: one the boot or setup makes.
+    pub device: String,
+    #[serde(default)]
+    pub rbps: Option<Scalar>,
+    #[serde(default)]
+    pub wbps: Option<Scalar>,
+    #[serde(default)]
+    pub riops: Option<Scalar>,
+    #[serde(default)]
+    pub wiops: Option<Scalar>,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]

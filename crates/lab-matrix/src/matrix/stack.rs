@@ -36,6 +36,8 @@ struct Devices {
     mounts: Vec<String>,
     /// The last error was a device nothing makes, not a malformed step.
     missing: bool,
+    /// The cgroups the steps made.
+    cgroups: Vec<String>,
 }
 
 impl Devices {
@@ -95,6 +97,7 @@ fn check(steps: &[SetupStep], boot: &BootSpec) -> Result<Devices, (usize, String
         shell: false,
         mounts: vec![],
         missing: false,
+        cgroups: vec![],
     };
     for (i, s) in steps.iter().enumerate() {
         step(s, &mut d).map_err(|e| (i, e, d.missing))?;
@@ -408,6 +411,20 @@ fn step(s: &SetupStep, d: &mut Devices) -> Result<(), String> {
             d.mounts.push(m.dir.clone());
         }
         SetupStep::Shell(_) => d.shell = true,
+        SetupStep::Cgroup(c) => {
+            if let Some(e) = super::cgroup::name_error(&c.name) {
+                return Err(e);
+            }
+            if !d.cgroups.is_empty() {
+                return Err(format!(
+                    "cgroup '{}': a cell's workload runs in one cgroup, and this is its second",
+                    c.name
+                ));
+            }
+            need(d, "cgroup.device", &c.device)?;
+            c.limits()?;
+            d.cgroups.push(c.name.clone());
+        }
     }
     Ok(())
 }

@@ -469,7 +469,7 @@ pub(super) fn setup(p: &mut Proposal, scan: &Scan, dv: &Devices, lower: &str, su
                 *value = dv.map(value);
             }
             Step::Mkfs { device, .. } => *device = dv.map(device),
-            Step::Mount { device, .. } => *device = dv.map(device),
+            Step::Mount { device, .. } | Step::Cgroup { device, .. } => *device = dv.map(device),
             Step::Module { .. } => {}
         }
         if seen.contains(&s) {

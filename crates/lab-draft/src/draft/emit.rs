@@ -452,6 +452,18 @@ fn step(s: &Step) -> String {
             o.push_str("}\n");
             o
         }
+        Step::Cgroup {
+            name,
+            device,
+            limits,
+        } => {
+            let mut o = format!("  - cgroup: {{name: {}, device: {}", q(name), q(device));
+            for (k, v) in limits {
+                o.push_str(&format!(", {k}: {}", q(v)));
+            }
+            o.push_str("}\n");
+            o
+        }
     }
 }
 

@@ -666,6 +666,15 @@ fn claims(
             }
         }
     }
+    // A table under a caption that set a swept axis, in its section.
+    let sections_at = sweeps::section_values(tables, &p.run_axes);
+    for c in &mut p.claims {
+        for (a, v) in sections_at.get(c.table.wrapping_sub(1)).into_iter().flatten() {
+            if !c.rows.runs_over(a) && !c.conditions.iter().any(|(x, _)| x == a) {
+                c.conditions.push((a.clone(), v.clone()));
+            }
+        }
+    }
     claim::section_sides(&mut p.claims, tables, sections);
     claim::caption_sides(&mut p.claims, tables, &mut p.unclaimed);
     claim::order_sides(&mut p.claims, tables);

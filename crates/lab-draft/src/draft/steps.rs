@@ -41,6 +41,12 @@ pub enum Step {
         fs: Option<String>,
         options: String,
     },
+    /// A cgroup the workload runs in, with `io.max` limits (key, value).
+    Cgroup {
+        name: String,
+        device: String,
+        limits: Vec<(String, String)>,
+    },
 }
 
 /// One fio job: its options in the order written.
@@ -227,6 +233,10 @@ fn fill_step(s: &mut Step, with: &str) {
             f(device);
             f(dir);
             f(options)
+        }
+        Step::Cgroup { device, limits, .. } => {
+            f(device);
+            limits.iter_mut().for_each(|(_, v)| f(v))
         }
     }
 }

@@ -1083,3 +1083,55 @@ fn a_knob_set_in_turn_is_an_axis_and_conditions_its_tables() {
     assert_eq!(conditions, ["128", "4096"], "{}", d.yaml);
     assert!(plan.cells.len() >= 2);
 }
+
+/// A sweep of a cgroup throttle limit shown as captions over sections
+/// of fio lines, each kernel's line labelled `before:` / `after :`: the
+/// limit is an axis applied by a cgroup step on the job's device, the
+/// kernels' lines are the variants, and the lines under a caption (the
+/// latency lines below the bandwidth lines) take its value.
+#[test]
+fn caption_sections_of_a_throttle_limit_become_a_cgroup_axis() {
+    let dir = tempfile::tempdir().unwrap();
+    let mail = dir.path().join("m.eml");
+    let mut body = String::from(
+        "From: a@example.org\nSubject: [PATCH] blk-throttle: account split bios once\n\n\
+         fio --name=r --filename=/dev/nullb0 --rw=read --bs=4k\n\n",
+    );
+    for (limit, iops) in [("2MB/s", 480), ("4MB/s", 960)] {
+        body.push_str(&format!(
+            "blkio.throttle.read_bps_device = {limit}\n\
+             \x20  before:  read: IOPS={iops}, BW={bw}KiB/s ({bw}kB/s)(100MiB/50000msec)\n\
+             \x20  after :  read: IOPS={a}, BW={ab}KiB/s ({ab}kB/s)(100MiB/50000msec)\n\n\
+             \x20  before:  lat  (usec): min=6, max=16795k, avg={l}.57, stdev=2657.14\n\
+             \x20  after :  lat  (usec): min=16, max=209197, avg={l}.03, stdev=2718.04\n\n",
+            bw = iops * 4,
+            a = iops + 20,
+            ab = (iops + 20) * 4,
+            l = 2_000_000 / iops,
+        ));
+    }
+    std::fs::write(&mail, &body).unwrap();
+    let out = dir.path().join("out.yaml");
+    let opts = Options {
+        name: None,
+        per_patch: false,
+        mail_ref: mail.display().to_string(),
+    };
+    let d = draft(body.as_bytes(), &opts, &out).unwrap();
+    std::fs::write(&out, &d.yaml).unwrap();
+    let m = crate::matrix::Matrix::load(&out).unwrap_or_else(|e| panic!("{e:#}\n{}", d.yaml));
+    assert_eq!(axis(&m, "rbps"), ["2MB/s", "4MB/s"], "{}", d.yaml);
+    assert!(
+        matches!(&m.setup[..], [SetupStep::Cgroup(c)] if c.device == "/dev/nullb0"
+            && c.rbps.as_ref().map(|v| v.to_string()).as_deref() == Some("{{ rbps }}")),
+        "{}",
+        d.yaml
+    );
+    assert_eq!(d.cells, 4, "{}", d.yaml);
+    // Each section: IOPS and BW of both kernels, and both latency means.
+    assert_eq!((d.claims, d.values), (4, 12), "{}", d.yaml);
+    for limit in ["2MB/s", "4MB/s"] {
+        let n = d.yaml.matches(&format!("conditions: {{rbps: {limit}}}")).count();
+        assert_eq!(n, 2, "{limit}\n{}", d.yaml);
+    }
+}

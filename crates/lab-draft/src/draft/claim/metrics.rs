@@ -27,13 +27,21 @@ pub(super) fn column_metrics(
     // `lat (usec): min=20, max=241, avg=99.81` (columns min, max, avg,
     // stdev) or `READ: bw=4994MiB/s ...`. Its label is read with each
     // column's name (`lat avg`).
+    // Rows that differ only by their side (`before: lat (usec)`, `after :
+    // lat (usec)`) are one family's, each kernel's.
     let family = match t.rows.as_slice() {
         [r] => r
             .keys
             .last()
             .map(|k| k.trim().to_string())
             .unwrap_or_default(),
-        _ => String::new(),
+        rows => {
+            let labels: Vec<&str> = rows
+                .iter()
+                .map(|r| r.keys.last().map_or("", |k| k.as_str()))
+                .collect();
+            super::sides::shared_rest(&labels).unwrap_or_default()
+        }
     };
     // Only a label that names what is measured (`lat (usec)`, `READ`,
     // `clat`): `QD32` is a cell, not a family of metrics.

@@ -337,9 +337,13 @@ fn rows(c: &mut ClaimDraft, t: &ClaimTable, caption: &str, ctx: &Ctx) -> Result<
         .collect();
     // What is left of a label without its side words (`commit` of
     // `commit reverted`) may name the patch, too.
+    // Rows that say nothing apart but their side (`before: read`,
+    // `after : read`) under columns that name the metrics are the
+    // variants: the shared words say which of fio's lines they are.
+    let shared = !c.column_metrics.is_empty() && sides::shared_rest(&last_keys).is_some();
     let pure = |k: &str| {
         let rest = strip_side(k);
-        rest.is_empty() || bound(k) || patch(k) || patch(&rest)
+        rest.is_empty() || shared || bound(k) || patch(k) || patch(&rest)
     };
     let kept: Vec<(&&str, &Side)> = last_keys
         .iter()
@@ -349,12 +353,16 @@ fn rows(c: &mut ClaimDraft, t: &ClaimTable, caption: &str, ctx: &Ctx) -> Result<
     // Under columns of an axis, one row that says its side (`with
     // patchset`) is that variant's.
     let one_side = c.column_axis.is_some();
+    // One row of statistics that says its side (`after : clat (usec):
+    // min=4, max=193481, avg=188.83`) is that kernel's.
+    let one_sided_family = kept.len() == 1 && c.row_is_family && t.rows.len() == 1;
     let rows_are_variants = !kept.is_empty()
-        && last_keys.iter().all(|k| pure(k))
+        && (one_sided_family || last_keys.iter().all(|k| pure(k)))
         && kept
             .iter()
             .all(|(_, s)| matches!(s, Side::Before | Side::After))
         && (one_side
+            || one_sided_family
             || (kept.iter().any(|(_, s)| **s == Side::Before)
                 && kept.iter().any(|(_, s)| **s == Side::After)));
     // Rows that say their variant (`p99 latency before: 1205 usec`),

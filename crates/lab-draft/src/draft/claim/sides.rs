@@ -151,6 +151,34 @@ pub(super) fn strip_side(label: &str) -> String {
         .join(" ")
 }
 
+/// What every row says besides its side, when the rows say nothing
+/// else apart: `before:  read` and `after :  read` are the two kernels'
+/// `read` lines, `before: lat (usec)` and `after : lat (usec)` their
+/// latency lines. None unless there are two rows or more, each says a
+/// side, and what is left of them is the same words (punctuation aside).
+pub fn shared_rest(labels: &[&str]) -> Option<String> {
+    if labels.len() < 2
+        || !labels
+            .iter()
+            .all(|l| l.split_whitespace().any(|w| matches!(side(w), Side::Before | Side::After)))
+    {
+        return None;
+    }
+    let words = |l: &str| -> Vec<String> {
+        strip_side(l)
+            .split_whitespace()
+            .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_ascii_lowercase())
+            .filter(|w| !w.is_empty())
+            .collect()
+    };
+    let first = words(labels[0]);
+    if first.is_empty() || labels[1..].iter().any(|l| words(l) != first) {
+        return None;
+    }
+    let rest = strip_side(labels[0]);
+    Some(rest.trim_matches(|c: char| c == ':' || c.is_whitespace()).to_string())
+}
+
 /// Tables under two section banners of one message (`=====for-next=====`
 /// then `=====ra-expand=====`), as many under each, are the two
 /// variants: the banner's own words decide when they say a side

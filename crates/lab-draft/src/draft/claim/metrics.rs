@@ -110,6 +110,7 @@ pub(super) fn column_metrics(
             Err(w) => why.push((col.name.clone(), w)),
         }
     }
+    twin_bandwidth(t, &mut out, &mut why);
     // Two metrics at least, or one read with its row's label, or one
     // beside columns that name nothing lab measures (`IOPS` and `Lock
     // contention`): a column that only repeats another's metric (`v6.1`,
@@ -125,6 +126,47 @@ pub(super) fn column_metrics(
         skipped.push((col, w));
     }
     (out, by_family)
+}
+
+/// fio prints a bandwidth twice (`BW=894KiB/s (915kB/s)`): a column
+/// right after a bandwidth column, the only other one of its metric, is
+/// that bandwidth in its own unit, which lab stores under its own name
+/// (`read.bw_kb`). A third column of the metric (a group line's
+/// `min-max` range) makes none of them a twin.
+fn twin_bandwidth(t: &ClaimTable, out: &mut Vec<(String, String)>, why: &mut Vec<(String, String)>) {
+    let at = |name: &str| t.columns.iter().position(|c| c.name == name);
+    let mut i = 0;
+    while i < why.len() {
+        let (col, w) = &why[i];
+        let Some(m) = w.strip_suffix(" is another column's") else {
+            i += 1;
+            continue;
+        };
+        let once = why.iter().filter(|(_, w2)| w2 == w).count() == 1;
+        let first = out.iter().find(|(_, x)| x == m).map(|(c, _)| c.clone());
+        let next = matches!((first.as_deref().and_then(at), at(col)), (Some(a), Some(b)) if b == a + 1);
+        let unit = at(col).and_then(|c| t.rows.iter().find_map(|r| t.unit_of(r, c)));
+        let twin = unit
+            .and_then(|u| bandwidth_in(m, &u.symbol))
+            .filter(|twin| once && next && !out.iter().any(|(_, x)| x == twin));
+        match twin {
+            Some(twin) => {
+                let (col, _) = why.remove(i);
+                out.push((col, twin));
+            }
+            None => i += 1,
+        }
+    }
+}
+
+/// A bandwidth metric (`read.bw`) under the name lab stores it in
+/// `symbol`'s unit (`read.bw_kb` for kB/s), if fio prints that unit.
+fn bandwidth_in(metric: &str, symbol: &str) -> Option<String> {
+    let dir = metric.strip_suffix(".bw")?;
+    crate::matrix::derived::FIO_BANDWIDTH
+        .iter()
+        .find(|(_, _, u)| *u == symbol)
+        .map(|(name, ..)| format!("{dir}.{name}"))
 }
 
 /// Every value of column `i` is a time of at least a second.

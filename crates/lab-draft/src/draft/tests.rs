@@ -1128,8 +1128,10 @@ fn caption_sections_of_a_throttle_limit_become_a_cgroup_axis() {
         d.yaml
     );
     assert_eq!(d.cells, 4, "{}", d.yaml);
-    // Each section: IOPS and BW of both kernels, and both latency means.
-    assert_eq!((d.claims, d.values), (4, 12), "{}", d.yaml);
+    // Each section: IOPS, BW and its kB/s twin of both kernels, and
+    // both latency means.
+    assert_eq!((d.claims, d.values), (4, 16), "{}", d.yaml);
+    assert!(d.yaml.contains("\"#3\": read.bw_kb"), "{}", d.yaml);
     for limit in ["2MB/s", "4MB/s"] {
         let n = d.yaml.matches(&format!("conditions: {{rbps: {limit}}}")).count();
         assert_eq!(n, 2, "{limit}\n{}", d.yaml);

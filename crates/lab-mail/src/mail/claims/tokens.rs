@@ -368,7 +368,7 @@ pub fn scan(line: &str, conv: Convention) -> Vec<Tok<'_>> {
                 && v.starts_with(|c: char| c.is_ascii_digit() || c == '<' || c == '>')
         });
         let (name, value) = match word.split_once('=') {
-            Some((n, v)) if !n.is_empty() && bracketed.is_none() => (Some(n), v),
+            Some((n, v)) if !n.is_empty() && bracketed.is_none() => (Some(n), v.trim_start()),
             _ => match bracketed {
                 Some((n, v)) => (Some(n), v),
                 None => (None, word),
@@ -500,14 +500,31 @@ fn is_bare_word_unit(word: &str) -> bool {
 fn words(line: &str) -> impl Iterator<Item = (usize, &str)> {
     // `(423MB/s)(23.6GiB/60002msec)`: two bracketed words glued; a
     // full-width comma (`117854KB/s，29463`) parts words as a space does.
-    line.split(|c: char| c.is_whitespace() || matches!(c, '，' | '、' | '；'))
+    let mut split = line
+        .split(|c: char| c.is_whitespace() || matches!(c, '，' | '、' | '；'))
         .filter(|w| !w.is_empty())
-        .flat_map(|w| w.split_inclusive(")("))
-        .map(move |w| {
-            let w = w.strip_suffix('(').unwrap_or(w);
-            let at = w.as_ptr() as usize - line.as_ptr() as usize;
-            (at, w)
-        })
+        .peekable();
+    // `min= 7986`: fio pads a value after its `=`; the two are one word.
+    let joined = std::iter::from_fn(move || {
+        let w = split.next()?;
+        let padded = w.len() > 1
+            && w.ends_with('=')
+            && w[..w.len() - 1].bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+        match split.peek() {
+            Some(next) if padded && next.starts_with(|c: char| c.is_ascii_digit()) => {
+                let next = split.next()?;
+                let start = w.as_ptr() as usize - line.as_ptr() as usize;
+                let end = next.as_ptr() as usize - line.as_ptr() as usize + next.len();
+                Some(&line[start..end])
+            }
+            _ => Some(w),
+        }
+    });
+    joined.flat_map(|w| w.split_inclusive(")(")).map(move |w| {
+        let w = w.strip_suffix('(').unwrap_or(w);
+        let at = w.as_ptr() as usize - line.as_ptr() as usize;
+        (at, w)
+    })
 }
 
 type Found = (f64, Option<Unit>, Option<String>, bool);
@@ -901,6 +918,14 @@ mod tests {
         );
         assert_eq!(values("sdb  0,00  82,60  12,09"), vec![0.0, 82.6, 12.09]);
         assert_eq!(values("1,490,261  cycles  2.5"), vec![1490261.0, 2.5]);
+    }
+
+    #[test]
+    fn a_value_padded_after_its_equals_sign_is_its_names() {
+        // fio's `iops : min= 7986, max=16434`: the space is fio's padding.
+        let words: Vec<&str> = words("iops : min= 7986, max=16434 x= y").map(|(_, w)| w).collect();
+        assert_eq!(words, ["iops", ":", "min= 7986,", "max=16434", "x=", "y"]);
+        assert_eq!(values("iops : min= 7986, max=16434, avg=12505.76"), [7986.0, 16434.0, 12505.76]);
     }
 
     #[test]

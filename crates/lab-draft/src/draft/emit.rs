@@ -548,6 +548,7 @@ fn claim(c: &ClaimDraft, mail: &str) -> String {
             }
         }
         Rows::Single => {}
+        Rows::Runs => o.push_str("    rows: run\n"),
     }
     if !c.row_variants.is_empty() {
         o.push_str("    row_variants:\n");

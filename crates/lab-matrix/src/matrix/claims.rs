@@ -156,7 +156,7 @@ fn check_shape(
     if row_shapes > 1 {
         return Err(at(
             anchor,
-            "say what the rows are with one of row_axis, row_axes or rows: variant|metric".into(),
+            "say what the rows are with one of row_axis, row_axes or rows: variant|metric|run".into(),
         ));
     }
     let rows_are = c.rows.as_ref().map(|r| r.value);
@@ -761,6 +761,7 @@ fn row_coords(
                     .ok_or_else(|| format!("row '{key}' is not in the claim's metrics map"))?;
                 out.metric = Some(m);
             }
+            Some(RowsDef::Run) => {}
             // A sentence's claim has one row and no key.
             None if keys.is_empty() => {}
             None if !def.row_variants.is_empty() => {}

@@ -729,6 +729,9 @@ pub enum ClaimSourceDef {
 pub enum RowsDef {
     Variant,
     Metric,
+    /// Each row is one run of the same measurement; its key only numbers
+    /// it (`(1) iops`, `(2) iops`): every row binds to the same cells.
+    Run,
 }
 
 /// The tolerance of a claim that gives none: the one `lab new` writes.

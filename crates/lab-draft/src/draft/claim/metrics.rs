@@ -40,7 +40,9 @@ pub(super) fn column_metrics(
                 .iter()
                 .map(|r| r.keys.last().map_or("", |k| k.as_str()))
                 .collect();
-            super::sides::shared_rest(&labels).unwrap_or_default()
+            super::sides::shared_rest(&labels)
+                .or_else(|| super::sides::shared_by_runs(&labels))
+                .unwrap_or_default()
         }
     };
     // Only a label that names what is measured (`lat (usec)`, `READ`,

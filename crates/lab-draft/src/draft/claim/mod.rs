@@ -36,6 +36,8 @@ pub enum Rows {
     Metrics(Vec<(String, String)>),
     /// One row, one cell set: the values need no row key.
     Single,
+    /// Numbered runs of one measurement: every row binds to one cell set.
+    Runs,
 }
 
 impl Rows {
@@ -407,6 +409,10 @@ fn rows(c: &mut ClaimDraft, t: &ClaimTable, caption: &str, ctx: &Ctx) -> Result<
         // Rows without keys: repeated samples of one measurement
         // (`IOPS=891.49K` printed once a second).
         c.rows = Rows::Single;
+    } else if !c.column_metrics.is_empty() && sides::shared_by_runs(&last_keys).is_some() {
+        // Numbered runs of one line (`(1) iops : min=7986, ...,
+        // avg=12505.76`, `(2) iops : ...`): samples too, keyed by run.
+        c.rows = Rows::Runs;
     } else if let Some((axes, aliases)) = row_axes(t, ctx) {
         c.rows = Rows::Axes(axes);
         c.aliases.extend(aliases);

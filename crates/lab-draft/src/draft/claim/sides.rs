@@ -151,6 +151,32 @@ pub(super) fn strip_side(label: &str) -> String {
         .join(" ")
 }
 
+/// What every row says besides its number, when rows are numbered runs
+/// of one measurement (`(1) iops`, `(2) iops`; `run 1`, `run 2`; `#1`):
+/// None unless there are two rows or more, each starts with a number
+/// mark, the marks differ, and the rest is the same.
+pub fn shared_by_runs(labels: &[&str]) -> Option<String> {
+    fn split(l: &str) -> Option<(&str, &str)> {
+        let l = l.trim_start();
+        let (mark, rest) = l.split_once(char::is_whitespace).unwrap_or((l, ""));
+        let digits = mark
+            .trim_start_matches(['(', '[', '#'])
+            .trim_end_matches([')', ']', '.', ':']);
+        let numbered = !digits.is_empty() && digits.len() <= 3 && digits.bytes().all(|b| b.is_ascii_digit());
+        numbered.then_some((digits, rest.trim()))
+    }
+    if labels.len() < 2 {
+        return None;
+    }
+    let parts: Vec<(&str, &str)> = labels.iter().map(|l| split(l)).collect::<Option<_>>()?;
+    let (_, rest) = parts[0];
+    let same = parts.iter().all(|(_, r)| *r == rest);
+    let mut marks: Vec<&str> = parts.iter().map(|(m, _)| *m).collect();
+    marks.sort_unstable();
+    marks.dedup();
+    (same && marks.len() == parts.len()).then(|| rest.to_string())
+}
+
 /// What every row says besides its side, when the rows say nothing
 /// else apart: `before:  read` and `after :  read` are the two kernels'
 /// `read` lines, `before: lat (usec)` and `after : lat (usec)` their
@@ -339,4 +365,29 @@ pub fn caption_sides(
         k += 1;
         drop.binary_search(&(k - 1)).is_err()
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_apart_only_by_side_or_by_run_number_share_the_rest() {
+        assert_eq!(shared_rest(&["before:  read", "after :  read"]), Some("read".into()));
+        assert_eq!(
+            shared_rest(&["before: lat (usec)", "after : lat (usec)"]),
+            Some("lat (usec)".into())
+        );
+        assert_eq!(shared_rest(&["before: read", "after: write"]), None);
+        assert_eq!(shared_rest(&["read", "write"]), None);
+        assert_eq!(shared_rest(&["before"]), None);
+
+        assert_eq!(shared_by_runs(&["(1)   iops", "(2)   iops", "#3 iops"]), Some("iops".into()));
+        assert_eq!(shared_by_runs(&["1. iops", "2. iops"]), Some("iops".into()));
+        // The same number twice, a different rest, no number: no runs.
+        assert_eq!(shared_by_runs(&["(1) iops", "(1) iops"]), None);
+        assert_eq!(shared_by_runs(&["(1) iops", "(2) bw"]), None);
+        assert_eq!(shared_by_runs(&["QD1 iops", "QD2 iops"]), None);
+        assert_eq!(shared_by_runs(&["(1) iops"]), None);
+    }
 }

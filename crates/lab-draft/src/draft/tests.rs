@@ -1137,3 +1137,28 @@ fn caption_sections_of_a_throttle_limit_become_a_cgroup_axis() {
         assert_eq!(n, 2, "{limit}\n{}", d.yaml);
     }
 }
+
+/// A cover letter on its own: `after` is its series, fetched by the
+/// cover's Message-ID (b4 brings the patches that answer it).
+#[test]
+fn a_lone_cover_letter_names_its_series_by_its_message_id() {
+    let dir = tempfile::tempdir().unwrap();
+    let body = "From: a@example.org\nSubject: [PATCH 0/3] blk-mq: batch tag frees\n\
+                Message-ID: <20260101.1-1-a@example.org>\n\n\
+                fio --name=r --filename=/dev/nullb0 --rw=randread --bs=4k\n\n\
+                before: 100 IOPS\nafter: 120 IOPS\n";
+    let out = dir.path().join("out.yaml");
+    let opts = Options {
+        name: None,
+        per_patch: false,
+        mail_ref: "cover.eml".into(),
+    };
+    let d = draft(body.as_bytes(), &opts, &out).unwrap();
+    assert!(
+        d.yaml.contains("- {message-id: \"20260101.1-1-a@example.org\"}"),
+        "{}",
+        d.yaml
+    );
+    assert!(d.yaml.contains("fetches the 3 patches that answer"), "{}", d.yaml);
+    assert!(!d.inferred.iter().any(|i| i.contains("holds no patch")), "{:?}", d.inferred);
+}

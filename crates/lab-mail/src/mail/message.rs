@@ -52,6 +52,14 @@ pub fn patch_number(subject: &str) -> Option<u32> {
     NUM.captures(subject.trim_start())?[1].parse().ok()
 }
 
+/// The `m` of `[PATCH n/m]`: how many patches the series has.
+pub fn series_size(subject: &str) -> Option<u32> {
+    static SIZE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"^\[[^\]]*?\b\d+/(\d+)\]").expect("valid regex")
+    });
+    SIZE.captures(subject.trim_start())?[1].parse().ok()
+}
+
 /// A mail or text that holds a series as `[PATCH n/m] subject` sections,
 /// each with its diff (pasted, or in a plain text file), as one message
 /// per section after the text before the first: what a series in an

@@ -1147,11 +1147,13 @@ fn a_lone_cover_letter_names_its_series_by_its_message_id() {
                 Message-ID: <20260101.1-1-a@example.org>\n\n\
                 fio --name=r --filename=/dev/nullb0 --rw=randread --bs=4k\n\n\
                 before: 100 IOPS\nafter: 120 IOPS\n";
+    let mail = dir.path().join("cover.eml");
+    std::fs::write(&mail, body).unwrap();
     let out = dir.path().join("out.yaml");
     let opts = Options {
         name: None,
         per_patch: false,
-        mail_ref: "cover.eml".into(),
+        mail_ref: mail.display().to_string(),
     };
     let d = draft(body.as_bytes(), &opts, &out).unwrap();
     assert!(

@@ -610,7 +610,11 @@ timing: false
     let run = common::only_run(&results);
     let manifest = run.read_manifest().unwrap();
     let k = &manifest.kernels["x86_64-hz100-a"];
-    assert!(k.fragments.iter().any(|f| f.name == "cgroups"), "{:?}", k.fragments);
+    assert!(
+        k.fragments.iter().any(|f| f.name == "cgroups"),
+        "{:?}",
+        k.fragments
+    );
     for c in run.cells().unwrap() {
         assert_eq!(c.status, lab::results::CellStatus::Done, "{:?}", c.error);
         assert!(c.steps[0].command.contains("io.max"), "{:?}", c.steps[0]);
@@ -622,7 +626,12 @@ timing: false
         .filter(|r| r.metric == "read.bw_kib")
         .map(|r| (r.cell, r.value))
         .collect();
-    let of = |v: &str| bw.iter().find(|(c, _)| c.contains(v)).map(|(_, b)| *b).unwrap();
+    let of = |v: &str| {
+        bw.iter()
+            .find(|(c, _)| c.contains(v))
+            .map(|(_, b)| *b)
+            .unwrap()
+    };
     let (limited, free) = (of("rbps=1MiB/s"), of("rbps=max"));
     assert!(limited > 512.0 && limited < 1300.0, "{bw:?}");
     assert!(free > 2048.0, "{bw:?}");

@@ -133,7 +133,11 @@ pub fn cgroup_commands(c: &CgroupDef) -> Result<(String, String)> {
 pub fn in_cgroup(steps: &[SetupStep], cmd: String) -> String {
     match crate::matrix::cgroup::of_cell(steps) {
         Some(c) => {
-            let procs = q(&format!("{}/{}/cgroup.procs", crate::matrix::cgroup::ROOT, c.name));
+            let procs = q(&format!(
+                "{}/{}/cgroup.procs",
+                crate::matrix::cgroup::ROOT,
+                c.name
+            ));
             format!(
                 "sh -c {} lab {}",
                 q(&format!("echo $$ > {procs} && exec sh -c \"$1\"")),
@@ -479,7 +483,10 @@ mod tests {
     fn a_cgroup_step_is_two_shell_commands_and_wraps_the_workload() {
         let (make, remove) = cgroup_commands(&cgroup("10MB/s")).unwrap();
         for c in [&make, &remove] {
-            let ok = std::process::Command::new("sh").args(["-n", "-c", c]).status().unwrap();
+            let ok = std::process::Command::new("sh")
+                .args(["-n", "-c", c])
+                .status()
+                .unwrap();
             assert!(ok.success(), "{c}");
         }
         assert!(make.contains("rbps=10000000 wiops=100"), "{make}");

@@ -211,7 +211,10 @@ pub(super) fn variants(
         ));
         p.variants.push(VariantDraft {
             name: "after".into(),
-            description: format!("with the series \"{}\"", strip_prefix(&cover.map(|c| c.msg.subject.clone()).unwrap_or_default())),
+            description: format!(
+                "with the series \"{}\"",
+                strip_prefix(&cover.map(|c| c.msg.subject.clone()).unwrap_or_default())
+            ),
             message_ids: vec![id],
             mail: None,
             fuzz: 3,

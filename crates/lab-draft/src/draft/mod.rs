@@ -21,6 +21,7 @@ mod knob_axes;
 mod knob_runs;
 mod params;
 mod shell;
+mod stand_in;
 mod steps;
 mod sweeps;
 #[cfg(test)]
@@ -669,7 +670,11 @@ fn claims(
     // A table under a caption that set a swept axis, in its section.
     let sections_at = sweeps::section_values(tables, &p.run_axes);
     for c in &mut p.claims {
-        for (a, v) in sections_at.get(c.table.wrapping_sub(1)).into_iter().flatten() {
+        for (a, v) in sections_at
+            .get(c.table.wrapping_sub(1))
+            .into_iter()
+            .flatten()
+        {
             if !c.rows.runs_over(a) && !c.conditions.iter().any(|(x, _)| x == a) {
                 c.conditions.push((a.clone(), v.clone()));
             }

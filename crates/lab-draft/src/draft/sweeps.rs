@@ -64,9 +64,12 @@ fn named(caption: &str) -> Vec<(&'static str, Sets, String)> {
             continue;
         };
         let (name, value) = (name.trim().trim_start_matches('-'), value.trim());
-        let found = if let Some((_, axis)) = OPTIONS.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)) {
+        let found = if let Some((_, axis)) =
+            OPTIONS.iter().find(|(n, _)| n.eq_ignore_ascii_case(name))
+        {
             axis_value(axis, value).map(|v| (*axis, Sets::Fio, v))
-        } else if let Some((_, axis)) = THROTTLE.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)) {
+        } else if let Some((_, axis)) = THROTTLE.iter().find(|(n, _)| n.eq_ignore_ascii_case(name))
+        {
             let v = crate::matrix::Scalar::Str(value.to_string());
             crate::matrix::cgroup::io_max_value(axis, &v)
                 .ok()
@@ -173,7 +176,9 @@ pub(super) fn section_values(
             .map(|(a, _, v)| (a, v))
             .collect();
         current.retain(|(a, _, m, line)| {
-            *m == msg && t.line.saturating_sub(*line) <= SECTION_GAP && !own.iter().any(|(o, _)| o == a)
+            *m == msg
+                && t.line.saturating_sub(*line) <= SECTION_GAP
+                && !own.iter().any(|(o, _)| o == a)
         });
         let mut inherited = Vec::new();
         for (a, v, _, line) in current.iter_mut() {
@@ -195,7 +200,10 @@ pub(super) fn section_values(
 fn throttle(p: &mut Proposal, limits: Vec<(String, String)>) {
     let file = match &p.workloads {
         Some(Workloads::One(j)) => j.get("filename").map(str::to_string),
-        Some(Workloads::Named(ws)) => ws.first().and_then(|(_, j)| j.get("filename")).map(str::to_string),
+        Some(Workloads::Named(ws)) => ws
+            .first()
+            .and_then(|(_, j)| j.get("filename"))
+            .map(str::to_string),
         None => None,
     };
     let device = file.and_then(|f| {
@@ -203,7 +211,9 @@ fn throttle(p: &mut Proposal, limits: Vec<(String, String)>) {
             return Some(f);
         }
         p.setup.iter().find_map(|(s, _)| match s {
-            Step::Mount { device, dir, .. } if f.starts_with(&format!("{}/", dir.trim_end_matches('/'))) => {
+            Step::Mount { device, dir, .. }
+                if f.starts_with(&format!("{}/", dir.trim_end_matches('/'))) =>
+            {
                 Some(device.clone())
             }
             _ => None,
@@ -239,11 +249,17 @@ mod tests {
         assert_eq!(super::named("with all write completions deferred:"), vec![]);
         assert_eq!(
             super::named("blkio.throttle.read_bps_device = 20MB/s fio ... -numjobs=8 ..."),
-            vec![("rbps", Throttle, "20MB/s".into()), ("numjobs", Fio, "8".into())]
+            vec![
+                ("rbps", Throttle, "20MB/s".into()),
+                ("numjobs", Fio, "8".into())
+            ]
         );
         assert_eq!(
             super::named("8:0 wbps=10485760 wiops=max"),
-            vec![("wbps", Throttle, "10485760".into()), ("wiops", Throttle, "max".into())]
+            vec![
+                ("wbps", Throttle, "10485760".into()),
+                ("wiops", Throttle, "max".into())
+            ]
         );
         // A value the limit cannot take is no limit.
         assert_eq!(super::named("rbps = fast"), vec![]);

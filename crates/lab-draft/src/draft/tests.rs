@@ -1133,7 +1133,10 @@ fn caption_sections_of_a_throttle_limit_become_a_cgroup_axis() {
     assert_eq!((d.claims, d.values), (4, 16), "{}", d.yaml);
     assert!(d.yaml.contains("\"#3\": read.bw_kb"), "{}", d.yaml);
     for limit in ["2MB/s", "4MB/s"] {
-        let n = d.yaml.matches(&format!("conditions: {{rbps: {limit}}}")).count();
+        let n = d
+            .yaml
+            .matches(&format!("conditions: {{rbps: {limit}}}"))
+            .count();
         assert_eq!(n, 2, "{limit}\n{}", d.yaml);
     }
 }
@@ -1157,10 +1160,19 @@ fn a_lone_cover_letter_names_its_series_by_its_message_id() {
     };
     let d = draft(body.as_bytes(), &opts, &out).unwrap();
     assert!(
-        d.yaml.contains("- {message-id: \"20260101.1-1-a@example.org\"}"),
+        d.yaml
+            .contains("- {message-id: \"20260101.1-1-a@example.org\"}"),
         "{}",
         d.yaml
     );
-    assert!(d.yaml.contains("fetches the 3 patches that answer"), "{}", d.yaml);
-    assert!(!d.inferred.iter().any(|i| i.contains("holds no patch")), "{:?}", d.inferred);
+    assert!(
+        d.yaml.contains("fetches the 3 patches that answer"),
+        "{}",
+        d.yaml
+    );
+    assert!(
+        !d.inferred.iter().any(|i| i.contains("holds no patch")),
+        "{:?}",
+        d.inferred
+    );
 }

@@ -71,7 +71,11 @@ pub fn io_max_value(key: &str, v: &Scalar) -> Result<String, String> {
     let scale = match unit.trim() {
         "" => Some(1.0),
         u => parse_unit(u).and_then(|u| {
-            let want = if bytes { UnitKind::Throughput } else { UnitKind::Rate };
+            let want = if bytes {
+                UnitKind::Throughput
+            } else {
+                UnitKind::Rate
+            };
             (u.kind == want).then_some(u.scale)
         }),
     };
@@ -132,15 +136,28 @@ mod tests {
     fn limits_are_max_whole_numbers_or_rates_with_a_unit() {
         let v = |s: &str| io_max_value("rbps", &Scalar::Str(s.into()));
         assert_eq!(v("max"), Ok("max".into()));
-        assert_eq!(io_max_value("rbps", &Scalar::Int(1048576)), Ok("1048576".into()));
+        assert_eq!(
+            io_max_value("rbps", &Scalar::Int(1048576)),
+            Ok("1048576".into())
+        );
         assert_eq!(v("10MB/s"), Ok("10000000".into()));
         assert_eq!(v("1MiB/s"), Ok("1048576".into()));
         assert_eq!(v("1.5 MB/s"), Ok("1500000".into()));
-        assert_eq!(io_max_value("wiops", &Scalar::Str("5k IOPS".into())), Ok("5000".into()));
-        assert_eq!(io_max_value("wiops", &Scalar::Str("100000".into())), Ok("100000".into()));
+        assert_eq!(
+            io_max_value("wiops", &Scalar::Str("5k IOPS".into())),
+            Ok("5000".into())
+        );
+        assert_eq!(
+            io_max_value("wiops", &Scalar::Str("100000".into())),
+            Ok("100000".into())
+        );
         // A byte limit in IOPS, an I/O limit in bytes, zero, words: errors
         // that name the key.
-        assert!(v("5k IOPS").unwrap_err().starts_with("cgroup.rbps '5k IOPS'"));
+        assert!(
+            v("5k IOPS")
+                .unwrap_err()
+                .starts_with("cgroup.rbps '5k IOPS'")
+        );
         assert!(io_max_value("riops", &Scalar::Str("1MB/s".into())).is_err());
         assert!(v("0").is_err());
         assert!(io_max_value("rbps", &Scalar::Int(0)).is_err());

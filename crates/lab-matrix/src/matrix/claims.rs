@@ -156,7 +156,8 @@ fn check_shape(
     if row_shapes > 1 {
         return Err(at(
             anchor,
-            "say what the rows are with one of row_axis, row_axes or rows: variant|metric|run".into(),
+            "say what the rows are with one of row_axis, row_axes or rows: variant|metric|run"
+                .into(),
         ));
     }
     let rows_are = c.rows.as_ref().map(|r| r.value);

@@ -135,7 +135,11 @@ pub(super) fn column_metrics(
 /// that bandwidth in its own unit, which lab stores under its own name
 /// (`read.bw_kb`). A third column of the metric (a group line's
 /// `min-max` range) makes none of them a twin.
-fn twin_bandwidth(t: &ClaimTable, out: &mut Vec<(String, String)>, why: &mut Vec<(String, String)>) {
+fn twin_bandwidth(
+    t: &ClaimTable,
+    out: &mut Vec<(String, String)>,
+    why: &mut Vec<(String, String)>,
+) {
     let at = |name: &str| t.columns.iter().position(|c| c.name == name);
     let mut i = 0;
     while i < why.len() {
@@ -146,7 +150,8 @@ fn twin_bandwidth(t: &ClaimTable, out: &mut Vec<(String, String)>, why: &mut Vec
         };
         let once = why.iter().filter(|(_, w2)| w2 == w).count() == 1;
         let first = out.iter().find(|(_, x)| x == m).map(|(c, _)| c.clone());
-        let next = matches!((first.as_deref().and_then(at), at(col)), (Some(a), Some(b)) if b == a + 1);
+        let next =
+            matches!((first.as_deref().and_then(at), at(col)), (Some(a), Some(b)) if b == a + 1);
         let unit = at(col).and_then(|c| t.rows.iter().find_map(|r| t.unit_of(r, c)));
         let twin = unit
             .and_then(|u| bandwidth_in(m, &u.symbol))

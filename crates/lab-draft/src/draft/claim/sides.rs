@@ -162,7 +162,8 @@ pub fn shared_by_runs(labels: &[&str]) -> Option<String> {
         let digits = mark
             .trim_start_matches(['(', '[', '#'])
             .trim_end_matches([')', ']', '.', ':']);
-        let numbered = !digits.is_empty() && digits.len() <= 3 && digits.bytes().all(|b| b.is_ascii_digit());
+        let numbered =
+            !digits.is_empty() && digits.len() <= 3 && digits.bytes().all(|b| b.is_ascii_digit());
         numbered.then_some((digits, rest.trim()))
     }
     if labels.len() < 2 {
@@ -184,16 +185,20 @@ pub fn shared_by_runs(labels: &[&str]) -> Option<String> {
 /// side, and what is left of them is the same words (punctuation aside).
 pub fn shared_rest(labels: &[&str]) -> Option<String> {
     if labels.len() < 2
-        || !labels
-            .iter()
-            .all(|l| l.split_whitespace().any(|w| matches!(side(w), Side::Before | Side::After)))
+        || !labels.iter().all(|l| {
+            l.split_whitespace()
+                .any(|w| matches!(side(w), Side::Before | Side::After))
+        })
     {
         return None;
     }
     let words = |l: &str| -> Vec<String> {
         strip_side(l)
             .split_whitespace()
-            .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_ascii_lowercase())
+            .map(|w| {
+                w.trim_matches(|c: char| !c.is_alphanumeric())
+                    .to_ascii_lowercase()
+            })
             .filter(|w| !w.is_empty())
             .collect()
     };
@@ -202,7 +207,10 @@ pub fn shared_rest(labels: &[&str]) -> Option<String> {
         return None;
     }
     let rest = strip_side(labels[0]);
-    Some(rest.trim_matches(|c: char| c == ':' || c.is_whitespace()).to_string())
+    Some(
+        rest.trim_matches(|c: char| c == ':' || c.is_whitespace())
+            .to_string(),
+    )
 }
 
 /// Tables under two section banners of one message (`=====for-next=====`
@@ -373,7 +381,10 @@ mod tests {
 
     #[test]
     fn rows_apart_only_by_side_or_by_run_number_share_the_rest() {
-        assert_eq!(shared_rest(&["before:  read", "after :  read"]), Some("read".into()));
+        assert_eq!(
+            shared_rest(&["before:  read", "after :  read"]),
+            Some("read".into())
+        );
         assert_eq!(
             shared_rest(&["before: lat (usec)", "after : lat (usec)"]),
             Some("lat (usec)".into())
@@ -382,7 +393,10 @@ mod tests {
         assert_eq!(shared_rest(&["read", "write"]), None);
         assert_eq!(shared_rest(&["before"]), None);
 
-        assert_eq!(shared_by_runs(&["(1)   iops", "(2)   iops", "#3 iops"]), Some("iops".into()));
+        assert_eq!(
+            shared_by_runs(&["(1)   iops", "(2)   iops", "#3 iops"]),
+            Some("iops".into())
+        );
         assert_eq!(shared_by_runs(&["1. iops", "2. iops"]), Some("iops".into()));
         // The same number twice, a different rest, no number: no runs.
         assert_eq!(shared_by_runs(&["(1) iops", "(1) iops"]), None);

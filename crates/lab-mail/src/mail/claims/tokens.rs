@@ -509,7 +509,9 @@ fn words(line: &str) -> impl Iterator<Item = (usize, &str)> {
         let w = split.next()?;
         let padded = w.len() > 1
             && w.ends_with('=')
-            && w[..w.len() - 1].bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+            && w[..w.len() - 1]
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_');
         match split.peek() {
             Some(next) if padded && next.starts_with(|c: char| c.is_ascii_digit()) => {
                 let next = split.next()?;
@@ -923,9 +925,14 @@ mod tests {
     #[test]
     fn a_value_padded_after_its_equals_sign_is_its_names() {
         // fio's `iops : min= 7986, max=16434`: the space is fio's padding.
-        let words: Vec<&str> = words("iops : min= 7986, max=16434 x= y").map(|(_, w)| w).collect();
+        let words: Vec<&str> = words("iops : min= 7986, max=16434 x= y")
+            .map(|(_, w)| w)
+            .collect();
         assert_eq!(words, ["iops", ":", "min= 7986,", "max=16434", "x=", "y"]);
-        assert_eq!(values("iops : min= 7986, max=16434, avg=12505.76"), [7986.0, 16434.0, 12505.76]);
+        assert_eq!(
+            values("iops : min= 7986, max=16434, avg=12505.76"),
+            [7986.0, 16434.0, 12505.76]
+        );
     }
 
     #[test]

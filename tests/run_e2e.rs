@@ -490,6 +490,11 @@ timing: false
 /// mkfs and mount from the matrix, for XFS and for ext4 (the `ext4`
 /// fragment): fio writes through each file system, and teardown unmounts
 /// it, or the ext4 cell's mkfs on the device XFS held would refuse.
+/// The same cells run in a `cgroup` step's group (one kernel for both
+/// tests: a tinyconfig build is minutes): the plan adds the block
+/// throttle to the kernel, the guest writes `io.max` and reads it back,
+/// fio runs in the group, and the kernel holds its writes to 1 MiB/s,
+/// decided from what fio measured against the unlimited cells.
 #[test]
 fn file_systems_are_made_mounted_and_torn_down() {
     let _one = ONE_VM.lock().unwrap_or_else(|e| e.into_inner());
@@ -506,14 +511,15 @@ boot:
   cpus: 1
   memory: 1024
   null_blk: {nr_devices: 1, gb: 1, memory_backed: 1}
-run_axes: {fs: [xfs, ext4]}
+run_axes: {fs: [xfs, ext4], wbps: [max, 1MiB/s]}
 setup:
   - mkfs: {fs: "{{ fs }}", device: /dev/nullb0}
   - mount: {device: /dev/nullb0, dir: /mnt/lab, fs: "{{ fs }}"}
   - shell: {run: "grep -q '^/dev/nullb0 /mnt/lab {{ fs }} ' /proc/mounts"}
+  - cgroup: {name: lab, device: /dev/nullb0, wbps: "{{ wbps }}"}
 workload:
-  fio: {filename: /mnt/lab/f, rw: write, bs: 4k, direct: 1, ioengine: psync, number_ios: 50, size: 16M}
-metrics: [write.lat_mean]
+  fio: {filename: /mnt/lab/f, rw: write, bs: 4k, direct: 1, ioengine: psync, runtime: 3, time_based: 1, size: 16M}
+metrics: [write.lat_mean, write.bw_kib]
 repetitions: 1
 timing: false
 "#,
@@ -537,9 +543,14 @@ timing: false
         "{:?}",
         k.fragments
     );
+    assert!(
+        k.fragments.iter().any(|f| f.name == "cgroups"),
+        "{:?}",
+        k.fragments
+    );
     let mut cells = run.cells().unwrap();
     cells.sort_by(|a, b| a.started.cmp(&b.started));
-    assert_eq!(cells.len(), 2);
+    assert_eq!(cells.len(), 4);
     for c in &cells {
         assert_eq!(c.status, lab::results::CellStatus::Done, "{:?}", c.error);
         let fs = c
@@ -557,84 +568,34 @@ timing: false
         );
         assert!(c.flags.is_empty(), "{:?}", c.flags);
     }
-    let lat = run
-        .records()
-        .unwrap()
-        .into_iter()
+    let records = run.records().unwrap();
+    let lat = records
+        .iter()
         .filter(|r| r.metric == "write.lat_mean")
         .count();
-    assert_eq!(lat, 2);
-}
-
-/// A `cgroup` step: the plan adds the block throttle to the kernel, the
-/// guest makes the group, writes `io.max` for the device and reads it
-/// back, and fio runs in the group, so the kernel holds its reads to the
-/// limit. Decided from what fio measured: the limited cell reads at about
-/// 1 MiB/s, the unlimited one faster than twice that.
-#[test]
-fn a_workload_in_a_cgroup_is_held_to_its_io_max() {
-    let _one = ONE_VM.lock().unwrap_or_else(|e| e.into_inner());
-    let dir = tempfile::tempdir().unwrap();
-    let m = dir.path().join("cgroup.yaml");
-    std::fs::write(
-        &m,
-        r#"version: 1
-name: cgroup
-kernel: {source: debian-6.12, fragments: [base]}
-variants: [{name: a}]
-kernel_axes: {arch: [x86_64], hz: {100: [hz100]}}
-boot:
-  cpus: 1
-  memory: 1024
-  null_blk: {nr_devices: 1, gb: 1, memory_backed: 1}
-run_axes: {rbps: [max, 1MiB/s]}
-setup:
-  - cgroup: {name: lab, device: /dev/nullb0, rbps: "{{ rbps }}"}
-workload:
-  fio: {filename: /dev/nullb0, rw: read, bs: 4k, direct: 1, ioengine: psync, runtime: 4, time_based: 1}
-metrics: [read.bw_kib]
-repetitions: 1
-timing: false
-"#,
-    )
-    .unwrap();
-    common::build_matrix(&m, None);
-    let results = dir.path().join("results");
-    let out = Command::new(common::lab_bin())
-        .args(["run", m.to_str().unwrap(), "--results"])
-        .arg(&results)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
-    let run = common::only_run(&results);
-    let manifest = run.read_manifest().unwrap();
-    let k = &manifest.kernels["x86_64-hz100-a"];
-    assert!(
-        k.fragments.iter().any(|f| f.name == "cgroups"),
-        "{:?}",
-        k.fragments
-    );
-    for c in run.cells().unwrap() {
-        assert_eq!(c.status, lab::results::CellStatus::Done, "{:?}", c.error);
-        assert!(c.steps[0].command.contains("io.max"), "{:?}", c.steps[0]);
+    assert_eq!(lat, 4);
+    for c in &cells {
+        assert!(c.steps[3].command.contains("io.max"), "{:?}", c.steps[3]);
     }
-    let bw: std::collections::BTreeMap<String, f64> = run
-        .records()
-        .unwrap()
-        .into_iter()
-        .filter(|r| r.metric == "read.bw_kib")
-        .map(|r| (r.cell, r.value))
-        .collect();
-    let of = |v: &str| {
-        bw.iter()
-            .find(|(c, _)| c.contains(v))
-            .map(|(_, b)| *b)
-            .unwrap()
+    let bw = |fs: &str, wbps: &str| {
+        records
+            .iter()
+            .find(|r| {
+                r.metric == "write.bw_kib"
+                    && r.cell.contains(&format!(":fs={fs},"))
+                    && r.cell.contains(&format!("wbps={wbps}"))
+            })
+            .map(|r| r.value)
+            .unwrap_or_else(|| panic!("{fs} {wbps}: {records:?}"))
     };
-    let (limited, free) = (of("rbps=1MiB/s"), of("rbps=max"));
-    assert!(limited > 512.0 && limited < 1300.0, "{bw:?}");
-    assert!(free > 2048.0, "{bw:?}");
+    for fs in ["xfs", "ext4"] {
+        let (limited, free) = (bw(fs, "1MiB/s"), bw(fs, "max"));
+        assert!(
+            limited > 512.0 && limited < 1300.0,
+            "{fs}: {limited} KiB/s limited"
+        );
+        assert!(free > 2048.0, "{fs}: {free} KiB/s unlimited");
+    }
 }
 
 /// A claim on a derived metric (`iops = read.iops + write.iops`) binds in

@@ -74,7 +74,12 @@ fn mixed_fio_output(tables: &[ClaimTable]) -> bool {
 /// The workload of a mail without fio commands: what its captions (or
 /// a pasted fio output's sections, `write:`) name, else a 4 KiB random
 /// read that says it stands in.
-pub(super) fn stand_in(p: &mut Proposal, tables: &[ClaimTable], own: &str, target: &str) -> Workloads {
+pub(super) fn stand_in(
+    p: &mut Proposal,
+    tables: &[ClaimTable],
+    own: &str,
+    target: &str,
+) -> Workloads {
     if let Some(w) = per_caption(p, tables, target) {
         return w;
     }

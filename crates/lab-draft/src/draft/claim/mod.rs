@@ -355,9 +355,17 @@ fn rows(c: &mut ClaimDraft, t: &ClaimTable, caption: &str, ctx: &Ctx) -> Result<
     // Under columns of an axis, one row that says its side (`with
     // patchset`) is that variant's.
     let one_side = c.column_axis.is_some();
-    // One row of statistics that says its side (`after : clat (usec):
-    // min=4, max=193481, avg=188.83`) is that kernel's.
-    let one_sided_family = kept.len() == 1 && c.row_is_family && t.rows.len() == 1;
+    // One row that says its side, under columns that name what it
+    // measures (`after : clat (usec): min=4, max=193481, avg=188.83`,
+    // `with the patch, IOPS=218k, BW=852MiB/s`), is that kernel's.
+    let one_sided_family = kept.len() == 1
+        && t.rows.len() == 1
+        && (c.row_is_family
+            || c.column_metrics
+                .iter()
+                .filter(|(_, m)| m != crate::matrix::claims::SKIP)
+                .count()
+                >= 2);
     let rows_are_variants = !kept.is_empty()
         && (one_sided_family || last_keys.iter().all(|k| pure(k)))
         && kept

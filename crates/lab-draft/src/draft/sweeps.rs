@@ -20,18 +20,28 @@ const OPTIONS: [(&str, &str); 6] = [
     ("rw", "rw"),
 ];
 
-/// The block throttle's limits a caption may sweep: cgroup v1's files
-/// and v2's `io.max` keys, as the `cgroup` step's keys.
-const THROTTLE: [(&str, &str); 8] = [
+/// cgroup v1's block throttle files, by the `io.max` key (the `cgroup`
+/// step's, `matrix::cgroup::IO_MAX_KEYS`) each is in cgroup v2.
+const THROTTLE_V1: [(&str, &str); 4] = [
     ("blkio.throttle.read_bps_device", "rbps"),
     ("blkio.throttle.write_bps_device", "wbps"),
     ("blkio.throttle.read_iops_device", "riops"),
     ("blkio.throttle.write_iops_device", "wiops"),
-    ("rbps", "rbps"),
-    ("wbps", "wbps"),
-    ("riops", "riops"),
-    ("wiops", "wiops"),
 ];
+
+/// The throttle limit a caption's name sets: a v1 file or a v2 key.
+fn throttle_key(name: &str) -> Option<&'static str> {
+    let name = name.to_ascii_lowercase();
+    THROTTLE_V1
+        .iter()
+        .find(|(f, _)| *f == name)
+        .map(|(_, k)| *k)
+        .or_else(|| {
+            crate::matrix::cgroup::IO_MAX_KEYS
+                .into_iter()
+                .find(|k| *k == name)
+        })
+}
 
 /// What a caption's `name=value` sets: a fio option of the job, or a
 /// limit of the cgroup it runs in.
@@ -64,19 +74,17 @@ fn named(caption: &str) -> Vec<(&'static str, Sets, String)> {
             continue;
         };
         let (name, value) = (name.trim().trim_start_matches('-'), value.trim());
-        let found = if let Some((_, axis)) =
-            OPTIONS.iter().find(|(n, _)| n.eq_ignore_ascii_case(name))
-        {
-            axis_value(axis, value).map(|v| (*axis, Sets::Fio, v))
-        } else if let Some((_, axis)) = THROTTLE.iter().find(|(n, _)| n.eq_ignore_ascii_case(name))
-        {
-            let v = crate::matrix::Scalar::Str(value.to_string());
-            crate::matrix::cgroup::io_max_value(axis, &v)
-                .ok()
-                .map(|_| (*axis, Sets::Throttle, value.to_string()))
-        } else {
-            None
-        };
+        let found =
+            if let Some((_, axis)) = OPTIONS.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)) {
+                axis_value(axis, value).map(|v| (*axis, Sets::Fio, v))
+            } else if let Some(axis) = throttle_key(name) {
+                let v = crate::matrix::Scalar::Str(value.to_string());
+                crate::matrix::cgroup::io_max_value(axis, &v)
+                    .ok()
+                    .map(|_| (axis, Sets::Throttle, value.to_string()))
+            } else {
+                None
+            };
         let Some((axis, sets, v)) = found else {
             continue;
         };
@@ -220,9 +228,13 @@ fn throttle(p: &mut Proposal, limits: Vec<(String, String)>) {
         })
     });
     let Some(device) = device else {
-        p.workload_notes.push(
-            "The captions set block throttle limits, but the job's device is not known: add a cgroup step (cgroup: {name, device, rbps, ...}) on it".into(),
-        );
+        // Nothing would apply the limits: no axes of them either.
+        p.run_axes
+            .retain(|(n, ..)| !limits.iter().any(|(k, _)| k == n));
+        p.workload_notes.push(format!(
+            "The captions set block throttle limits ({}), but the job's device is not known: add a cgroup step (cgroup: {{name, device, rbps, ...}}) on it, and an axis of the limits",
+            limits.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>().join(", ")
+        ));
         return;
     };
     p.setup.push((

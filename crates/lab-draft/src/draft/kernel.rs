@@ -201,20 +201,17 @@ pub(super) fn variants(
     // A cover letter alone (`[PATCH 0/2]`): its series answers it, and b4
     // fetches the series by the cover's Message-ID.
     if ids.is_empty()
-        && let Some(id) = cover.and_then(|c| c.msg.message_id.clone())
+        && let Some(c) = cover
+        && let Some(id) = c.msg.message_id.clone()
     {
-        let n = cover
-            .and_then(|c| message::series_size(&c.msg.subject))
+        let n = message::series_size(&c.msg.subject)
             .map_or_else(|| "the".to_string(), |n| format!("the {n}"));
         p.variant_notes.push(format!(
             "This mail is the series' cover letter, without its patches: lab fetches {n} patches that answer <{id}> with b4, or give the thread with --mail."
         ));
         p.variants.push(VariantDraft {
             name: "after".into(),
-            description: format!(
-                "with the series \"{}\"",
-                strip_prefix(&cover.map(|c| c.msg.subject.clone()).unwrap_or_default())
-            ),
+            description: format!("with the series \"{}\"", strip_prefix(&c.msg.subject)),
             message_ids: vec![id],
             mail: None,
             fuzz: 3,

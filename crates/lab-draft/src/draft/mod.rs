@@ -653,31 +653,22 @@ fn claims(
             }
         }
     }
-    // Numbers printed after the mail set a knob were measured with it.
+    // Numbers printed after the mail set a knob were measured with it;
+    // a table under a caption that set a swept axis, at the caption's
+    // value (in its section).
+    let sections_at = sweeps::section_values(tables, &p.run_axes);
     for c in &mut p.claims {
-        let Some(t) = tables.get(c.table.wrapping_sub(1)) else {
+        let i = c.table.wrapping_sub(1);
+        let Some(t) = tables.get(i) else {
             continue;
         };
         for r in runs {
-            if let Some(v) = knob_runs::value_at(r, t.origin.message, t.line)
-                && !c.rows.runs_over(&r.axis)
-                && !c.conditions.iter().any(|(a, _)| *a == r.axis)
-            {
-                c.conditions.push((r.axis.clone(), v.to_string()));
+            if let Some(v) = knob_runs::value_at(r, t.origin.message, t.line) {
+                c.measured_at(&r.axis, v);
             }
         }
-    }
-    // A table under a caption that set a swept axis, in its section.
-    let sections_at = sweeps::section_values(tables, &p.run_axes);
-    for c in &mut p.claims {
-        for (a, v) in sections_at
-            .get(c.table.wrapping_sub(1))
-            .into_iter()
-            .flatten()
-        {
-            if !c.rows.runs_over(a) && !c.conditions.iter().any(|(x, _)| x == a) {
-                c.conditions.push((a.clone(), v.clone()));
-            }
+        for (a, v) in sections_at.get(i).into_iter().flatten() {
+            c.measured_at(a, v);
         }
     }
     claim::section_sides(&mut p.claims, tables, sections);

@@ -57,14 +57,12 @@ enum Sets {
 fn named(caption: &str) -> Vec<(&'static str, Sets, String)> {
     // `name = value` is `name=value`.
     let mut squeezed = String::with_capacity(caption.len());
-    for part in caption.split('=') {
-        if !squeezed.is_empty() {
-            squeezed = squeezed.trim_end().to_string();
+    for (i, part) in caption.split('=').enumerate() {
+        if i > 0 {
+            squeezed.truncate(squeezed.trim_end().len());
             squeezed.push('=');
-            squeezed.push_str(part.trim_start());
-        } else {
-            squeezed.push_str(part);
         }
+        squeezed.push_str(if i > 0 { part.trim_start() } else { part });
     }
     let mut out: Vec<(&'static str, Sets, String)> = Vec::new();
     let mut twice: Vec<&'static str> = Vec::new();

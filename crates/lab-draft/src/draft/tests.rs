@@ -15,10 +15,27 @@ fn data(name: &str) -> PathBuf {
 /// Draft `mail` into a temp folder the way `lab new` does, and load it
 /// back as `lab plan` would.
 fn drafted(mail: &str, per_patch: bool) -> (Draft, crate::matrix::Matrix, crate::matrix::Plan) {
-    let mail = data(mail);
+    drafted_at(&data(mail), per_patch)
+}
+
+/// The same for a mail written into `dir`, as `name`.
+fn drafted_text(
+    dir: &std::path::Path,
+    name: &str,
+    body: &str,
+) -> (Draft, crate::matrix::Matrix, crate::matrix::Plan) {
+    let mail = dir.join(name);
+    std::fs::write(&mail, body).unwrap();
+    drafted_at(&mail, false)
+}
+
+fn drafted_at(
+    mail: &std::path::Path,
+    per_patch: bool,
+) -> (Draft, crate::matrix::Matrix, crate::matrix::Plan) {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("m.yaml");
-    let raw = std::fs::read(&mail).unwrap();
+    let raw = std::fs::read(mail).unwrap();
     let opts = Options {
         name: None,
         per_patch,
@@ -1092,7 +1109,6 @@ fn a_knob_set_in_turn_is_an_axis_and_conditions_its_tables() {
 #[test]
 fn caption_sections_of_a_throttle_limit_become_a_cgroup_axis() {
     let dir = tempfile::tempdir().unwrap();
-    let mail = dir.path().join("m.eml");
     let mut body = String::from(
         "From: a@example.org\nSubject: [PATCH] blk-throttle: account split bios once\n\n\
          fio --name=r --filename=/dev/nullb0 --rw=read --bs=4k\n\n",
@@ -1110,16 +1126,7 @@ fn caption_sections_of_a_throttle_limit_become_a_cgroup_axis() {
             l = 2_000_000 / iops,
         ));
     }
-    std::fs::write(&mail, &body).unwrap();
-    let out = dir.path().join("out.yaml");
-    let opts = Options {
-        name: None,
-        per_patch: false,
-        mail_ref: mail.display().to_string(),
-    };
-    let d = draft(body.as_bytes(), &opts, &out).unwrap();
-    std::fs::write(&out, &d.yaml).unwrap();
-    let m = crate::matrix::Matrix::load(&out).unwrap_or_else(|e| panic!("{e:#}\n{}", d.yaml));
+    let (d, m, _) = drafted_text(dir.path(), "m.eml", &body);
     assert_eq!(axis(&m, "rbps"), ["2MB/s", "4MB/s"], "{}", d.yaml);
     assert!(
         matches!(&m.setup[..], [SetupStep::Cgroup(c)] if c.device == "/dev/nullb0"
@@ -1150,15 +1157,7 @@ fn a_lone_cover_letter_names_its_series_by_its_message_id() {
                 Message-ID: <20260101.1-1-a@example.org>\n\n\
                 fio --name=r --filename=/dev/nullb0 --rw=randread --bs=4k\n\n\
                 before: 100 IOPS\nafter: 120 IOPS\n";
-    let mail = dir.path().join("cover.eml");
-    std::fs::write(&mail, body).unwrap();
-    let out = dir.path().join("out.yaml");
-    let opts = Options {
-        name: None,
-        per_patch: false,
-        mail_ref: mail.display().to_string(),
-    };
-    let d = draft(body.as_bytes(), &opts, &out).unwrap();
+    let (d, ..) = drafted_text(dir.path(), "cover.eml", body);
     assert!(
         d.yaml
             .contains("- {message-id: \"20260101.1-1-a@example.org\"}"),

@@ -7,6 +7,11 @@ use super::*;
 /// (us)`), when there are two or more and at least two name a metric
 /// lab has: column → metric, `-` for the others (with the reason kept).
 /// Empty when the columns are not of that kind.
+/// Why a column is no metric of its own: an earlier column of the table
+/// has its metric (`read.bw is another column's`). The bandwidth twin
+/// reads the metric back from it.
+const ANOTHER_COLUMNS: &str = " is another column's";
+
 pub(super) fn column_metrics(
     t: &ClaimTable,
     sides: &[Side],
@@ -108,7 +113,7 @@ pub(super) fn column_metrics(
         by_family |= named.is_ok() && !family.is_empty() && !col.name.starts_with('#');
         match named {
             Ok(m) if !out.iter().any(|(_, x)| *x == m) => out.push((col.name.clone(), m)),
-            Ok(m) => why.push((col.name.clone(), format!("{m} is another column's"))),
+            Ok(m) => why.push((col.name.clone(), format!("{m}{ANOTHER_COLUMNS}"))),
             Err(w) => why.push((col.name.clone(), w)),
         }
     }
@@ -117,9 +122,8 @@ pub(super) fn column_metrics(
     // beside columns that name nothing lab measures (`IOPS` and `Lock
     // contention`): a column that only repeats another's metric (`v6.1`,
     // `v6.2` by their unit) is no metric of its own.
-    let lone = out.len() == 1
-        && !why.is_empty()
-        && why.iter().all(|(_, w)| !w.ends_with("is another column's"));
+    let lone =
+        out.len() == 1 && !why.is_empty() && why.iter().all(|(_, w)| !w.ends_with(ANOTHER_COLUMNS));
     if out.len() < 2 && (out.is_empty() || !by_family) && !lone {
         return (vec![], false);
     }
@@ -144,7 +148,7 @@ fn twin_bandwidth(
     let mut i = 0;
     while i < why.len() {
         let (col, w) = &why[i];
-        let Some(m) = w.strip_suffix(" is another column's") else {
+        let Some(m) = w.strip_suffix(ANOTHER_COLUMNS) else {
             i += 1;
             continue;
         };

@@ -233,6 +233,16 @@ impl ClaimDraft {
             }
         }
     }
+
+    /// `axis = value` where the claim's cells were measured, as something
+    /// around its table says (a knob set above it, a caption heading its
+    /// section), unless its rows run over that axis or it has a value of
+    /// it already.
+    pub fn measured_at(&mut self, axis: &str, value: &str) {
+        if !self.rows.runs_over(axis) && !self.conditions.iter().any(|(a, _)| a == axis) {
+            self.conditions.push((axis.to_string(), value.to_string()));
+        }
+    }
 }
 
 /// Which side each column is: before, after, derived (a ratio) or

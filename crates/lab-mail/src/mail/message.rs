@@ -44,20 +44,22 @@ impl Message {
     }
 }
 
+/// `[PATCH 2/3]`'s 2 (`n`, 1) or 3 (`m`, 2), as written.
+fn numbered(subject: &str, group: usize) -> Option<u32> {
+    static NUM: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"^\[[^\]]*?\b(\d+)/(\d+)\]").expect("valid regex")
+    });
+    NUM.captures(subject.trim_start())?[group].parse().ok()
+}
+
 /// `[PATCH 2/3]` → 2; a cover letter is 0; None when unnumbered.
 pub fn patch_number(subject: &str) -> Option<u32> {
-    static NUM: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(r"^\[[^\]]*?\b(\d+)/\d+\]").expect("valid regex")
-    });
-    NUM.captures(subject.trim_start())?[1].parse().ok()
+    numbered(subject, 1)
 }
 
 /// The `m` of `[PATCH n/m]`: how many patches the series has.
 pub fn series_size(subject: &str) -> Option<u32> {
-    static SIZE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(r"^\[[^\]]*?\b\d+/(\d+)\]").expect("valid regex")
-    });
-    SIZE.captures(subject.trim_start())?[1].parse().ok()
+    numbered(subject, 2)
 }
 
 /// A mail or text that holds a series as `[PATCH n/m] subject` sections,

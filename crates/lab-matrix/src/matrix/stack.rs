@@ -36,8 +36,8 @@ struct Devices {
     mounts: Vec<String>,
     /// The last error was a device nothing makes, not a malformed step.
     missing: bool,
-    /// The cgroups the steps made.
-    cgroups: Vec<String>,
+    /// A step made the cgroup the workload runs in.
+    cgroup: bool,
 }
 
 impl Devices {
@@ -97,7 +97,7 @@ fn check(steps: &[SetupStep], boot: &BootSpec) -> Result<Devices, (usize, String
         shell: false,
         mounts: vec![],
         missing: false,
-        cgroups: vec![],
+        cgroup: false,
     };
     for (i, s) in steps.iter().enumerate() {
         step(s, &mut d).map_err(|e| (i, e, d.missing))?;
@@ -415,7 +415,7 @@ fn step(s: &SetupStep, d: &mut Devices) -> Result<(), String> {
             if let Some(e) = super::cgroup::name_error(&c.name) {
                 return Err(e);
             }
-            if !d.cgroups.is_empty() {
+            if d.cgroup {
                 return Err(format!(
                     "cgroup '{}': a cell's workload runs in one cgroup, and this is its second",
                     c.name
@@ -423,7 +423,7 @@ fn step(s: &SetupStep, d: &mut Devices) -> Result<(), String> {
             }
             need(d, "cgroup.device", &c.device)?;
             c.limits()?;
-            d.cgroups.push(c.name.clone());
+            d.cgroup = true;
         }
     }
     Ok(())
